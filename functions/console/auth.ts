@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { clearedSessionCookie, createSession, destroySession, sessionCookie } from '@lib/auth/sessions';
+import { sessionPolicy, signIn } from '@lib/auth/signin';
+import { stepUp } from '@lib/auth/stepup';
+import { unauthorized } from '@lib/errors';
+import { consoleHandler } from '@lib/http/lambda';
+import { defineRoute } from '@lib/http/route';
+
+const antiforgery = defineRoute({
+  method: 'GET',
+  path: '/api/auth/antiforgery',
+  summary: 'CSRF token of the session; opens an anonymous pre-session when there is none',
+  access: 'presession',
+  response: z.object({ token: z.string() }),
+  async handle({ rt, session }) {
+    if (session) return { body: { token: session.csrfToken } };
+    const pre = await createSession(rt.store, sessionPolicy(rt));
+    return { body: { token: pre.csrfToken }, cookies: [sessionCookie(pre.id, 3600)] };
+  },
+});
+
+const login = defineRoute({
+  method: 'POST',
+  path: '/api/auth/login',
+  summary: 'Directory sign-in (LDAPS bind as the user); answers the next enrolment step by code',
+  access: 'presession',
+  body: z.object({
+    username: z.string().trim().min(1).max(256),
+    password: z.string().min(1).max(256),
+    code: z.string().regex(/^\d{6}$/).optional(),
+  }),
+  response: z.object({ operator: z.object({ username: z.string(), displayName: z.string().optional() }), csrfToken: z.string() }),
+  async handle({ rt, body, session, sourceIp, correlationId }) {
+    const { session: s, operator } = await signIn(rt, body, { sourceIp, correlationId, preSession: session });
+    return {
+      body: { operator: { username: operator.username, displayName: operator.displayName }, csrfToken: s.csrfToken },
+      cookies: [sessionCookie(s.id, sessionPolicy(rt).absoluteSeconds)],
+    };
+  },
+});
+
+const logout = defineRoute({
+  method: 'POST',
+  path: '/api/auth/logout',
+  summary: 'End the session',
+  access: 'presession',
+  async handle({ rt, session, sourceIp, correlationId }) {
+    if (session) {
+      await destroySession(rt.store, session.id);
+      if (session.operator) {
+        await rt.audit.append({ event: 'auth.logout', outcome: 'success', actor: { id: session.operator.guid, name: session.operator.username, ip: sourceIp }, correlationId });
+      }
+    }
+    return { status: 204, cookies: [clearedSessionCookie()] };
+  },
+});
+
+const me = defineRoute({
+  method: 'GET',
+  path: '/api/auth/me',
+  summary: 'The signed-in operator and their permissions',
+  access: 'operator',
+  async handle({ operator, rights, session, rt }) {
+    if (!operator || !rights) throw unauthorized();
+    const settings = await rt.settings();
+    return {
+      body: {
+        username: operator.username,
+        displayName: operator.displayName,
+        provider: operator.provider,
+        superAdministrator: rights.superAdministrator,
+        permissions: [...rights.permissions].sort(),
+        stepUpMode: settings?.stepUpMode,
+        stepUpAt: session?.stepUpAt ? new Date(session.stepUpAt * 1000).toISOString() : null,
+      },
+    };
+  },
+});
+
+const reauth = defineRoute({
+  method: 'POST',
+  path: '/api/auth/reauth',
+  summary: 'Step-up: an authenticator code or the directory password again (audited auth.reauth)',
+  access: 'operator',
+  body: z
+    .object({ code: z.string().max(16).optional(), password: z.string().min(1).max(256).optional() })
+    .refine((b) => (b.code === undefined) !== (b.password === undefined), 'give exactly one of code or password'),
+  async handle({ rt, session, body, sourceIp, correlationId }) {
+    const proof = await stepUp(rt, session!, body, { sourceIp, correlationId });
+    return { body: { proof, validSeconds: rt.config.Authentication.StepUpWindow } };
+  },
+});
+
+export const routes = [antiforgery, login, logout, me, reauth];
+export const handler = consoleHandler(routes);

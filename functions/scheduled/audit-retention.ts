@@ -1,0 +1,8 @@
+import { runtime } from '@lib/runtime';
+
+// Daily: delete audit rows older than Audit:RetentionDays (0 keeps all); the purge is itself audited.
+export async function handler() {
+  const rt = runtime();
+  const deleted = await rt.audit.purge(rt.config.Audit.RetentionDays, { name: 'retention', provider: 'system' });
+  return { deleted };
+}

@@ -1,0 +1,17 @@
+// Two projects: unit (no outside system) and integration (real Samba AD, DynamoDB Local, serverless-offline).
+const common = {
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|dynamodb-toolbox|ldapts|otpauth)/)'],
+  moduleNameMapper: {
+    '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
+    '^@lib/(.*)$': '<rootDir>/lib/$1',
+  },
+  testEnvironment: 'node',
+};
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/tests/integration/global-setup.ts', testTimeout: 60000 },
+  ],
+};

@@ -1,0 +1,77 @@
+import * as OTPAuth from 'otpauth';
+import { openString, seal } from '../crypto/seal';
+import type { Store } from '../store';
+import { getRecord, putRecord } from '../store/records';
+import { newTotpSecret } from './totp';
+
+// Per-operator state kept by the console: the authenticator (sealed under the master key).
+export interface OperatorRecord {
+  guid: string;
+  username: string;
+  totpSealed?: string;
+  pendingTotpSealed?: string;
+  lastTotpStep?: number;
+}
+
+const key = (guid: string) => ({ pk: `OPERATOR#${guid.toLowerCase()}`, sk: 'PROFILE' });
+const aad = (guid: string, kind: string) => `totp:${kind}:${guid.toLowerCase()}`;
+
+export async function getOperator(store: Store, guid: string) {
+  const k = key(guid);
+  return getRecord<OperatorRecord>(store, k.pk, k.sk);
+}
+
+async function save(store: Store, rec: OperatorRecord, version?: number) {
+  const k = key(rec.guid);
+  return putRecord(store, k.pk, k.sk, rec, { expectVersion: version ?? 0 });
+}
+
+export const hasAuthenticator = async (store: Store, guid: string) => !!(await getOperator(store, guid))?.data.totpSealed;
+
+/** The pending enrolment secret for this operator (created on first ask, reused until confirmed). */
+export async function pendingEnrolmentSecret(store: Store, masterKey: Buffer, guid: string, username: string): Promise<string> {
+  for (;;) {
+    const rec = await getOperator(store, guid);
+    if (rec?.data.pendingTotpSealed) return openString(masterKey, rec.data.pendingTotpSealed, aad(guid, 'pending'));
+    const secret = newTotpSecret();
+    const next: OperatorRecord = { ...(rec?.data ?? { guid, username }), pendingTotpSealed: seal(masterKey, secret, aad(guid, 'pending')) };
+    if (await save(store, next, rec?.version ?? 0)) return secret;
+  }
+}
+
+/**
+ * Check a code against the enrolled (or, with `enrol`, the pending) secret. A code is accepted
+ * once: its time step must be later than the last accepted one (no replay within the window).
+ */
+export async function checkTotpCode(store: Store, masterKey: Buffer, guid: string, code: string, opts: { enrol?: boolean } = {}): Promise<boolean> {
+  if (!/^\d{6}$/.test(code)) return false;
+  const rec = await getOperator(store, guid);
+  if (!rec) return false;
+  const sealed = opts.enrol ? rec.data.pendingTotpSealed : rec.data.totpSealed;
+  if (!sealed) return false;
+  const secret = openString(masterKey, sealed, aad(guid, opts.enrol ? 'pending' : 'active'));
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
+  const delta = totp.validate({ token: code, window: 1 });
+  if (delta === null) return false;
+  const step = Math.floor(Date.now() / 30000) + delta;
+  if (rec.data.lastTotpStep !== undefined && step <= rec.data.lastTotpStep) return false;
+  const next: OperatorRecord = { ...rec.data, lastTotpStep: step };
+  if (opts.enrol) {
+    next.totpSealed = seal(masterKey, secret, aad(guid, 'active'));
+    delete next.pendingTotpSealed;
+  }
+  return save(store, next, rec.version);
+}
+
+/** Set an authenticator directly (local seed data, recovery tooling). */
+export async function setAuthenticator(store: Store, masterKey: Buffer, guid: string, username: string, secret: string | undefined): Promise<void> {
+  for (;;) {
+    const rec = await getOperator(store, guid);
+    const next: OperatorRecord = { ...(rec?.data ?? { guid, username }) };
+    delete next.pendingTotpSealed;
+    delete next.lastTotpStep;
+    if (secret) next.totpSealed = seal(masterKey, secret, aad(guid, 'active'));
+    else delete next.totpSealed;
+    if (await save(store, next, rec?.version ?? 0)) return;
+  }
+}

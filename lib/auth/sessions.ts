@@ -1,0 +1,94 @@
+import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/seal';
+import { nowSeconds, type Store } from '../store';
+import { deleteRecord, getRecord, putRecord } from '../store/records';
+
+// Server-side sessions. The cookie carries a random id; the table stores only its SHA-256,
+// so a copy of the database does not yield usable sessions.
+export const SESSION_COOKIE = '__Host-hdc';
+
+export interface OperatorIdentity {
+  guid: string;
+  dn: string;
+  username: string;
+  displayName?: string;
+  sid: string;
+  groupSids: string[];
+  provider: 'ad' | 'access';
+  factsAt: number; // epoch ms when the directory facts above were read
+}
+
+export interface SessionData {
+  csrfToken: string;
+  createdAt: number; // epoch seconds
+  lastSeenAt: number;
+  /** absent on an anonymous pre-session (antiforgery before sign-in) */
+  operator?: OperatorIdentity;
+  stepUpAt?: number; // epoch seconds of the last step-up
+  stepUpProof?: 'authenticator' | 'password' | 'access';
+}
+
+export interface Session extends SessionData {
+  id: string;
+  version: number;
+}
+
+export interface SessionPolicy {
+  idleSeconds: number;
+  absoluteSeconds: number;
+}
+
+const PK = (id: string) => `SESSION#${sha256Hex(id)}`;
+
+export async function createSession(store: Store, policy: SessionPolicy, operator?: OperatorIdentity, extra: Partial<SessionData> = {}): Promise<Session> {
+  const id = randomToken(32);
+  const now = nowSeconds();
+  const data: SessionData = { csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, operator, ...extra };
+  await putRecord(store, PK(id), 'SESSION', data, { expectVersion: 0, ttl: now + (operator ? policy.absoluteSeconds : 3600) });
+  return { id, version: 1, ...data };
+}
+
+/** Load a live session; an idle or too-old one is deleted and reads as absent. */
+export async function loadSession(store: Store, id: string | undefined, policy: SessionPolicy): Promise<Session | undefined> {
+  if (!id || id.length > 100) return undefined;
+  const rec = await getRecord<SessionData>(store, PK(id), 'SESSION');
+  if (!rec) return undefined;
+  const now = nowSeconds();
+  const s = rec.data;
+  const idleLimit = s.operator ? policy.idleSeconds : 3600;
+  if (now - s.lastSeenAt > idleLimit || now - s.createdAt > policy.absoluteSeconds) {
+    await deleteRecord(store, PK(id), 'SESSION');
+    return undefined;
+  }
+  if (now - s.lastSeenAt >= 30) {
+    // sliding idle expiry, written at most every 30 s
+    await putRecord(store, PK(id), 'SESSION', { ...s, lastSeenAt: now }, { ttl: rec.ttl });
+  }
+  return { id, version: rec.version, ...s };
+}
+
+export async function updateSession(store: Store, session: Session, patch: Partial<SessionData>): Promise<void> {
+  const { id, version: _v, ...data } = session;
+  await putRecord(store, PK(id), 'SESSION', { ...data, ...patch }, { ttl: data.createdAt + 36000 * 10 });
+}
+
+export async function destroySession(store: Store, id: string): Promise<void> {
+  await deleteRecord(store, PK(id), 'SESSION');
+}
+
+export function csrfMatches(session: Session | undefined, header: string | undefined): boolean {
+  return !!session && !!header && constantTimeEqual(session.csrfToken, header);
+}
+
+export function sessionCookie(id: string, maxAgeSeconds: number): string {
+  return `${SESSION_COOKIE}=${id}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
+}
+export const clearedSessionCookie = () => `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`;
+
+export function readSessionCookie(cookies: string[] | undefined, header?: string): string | undefined {
+  const all = [...(cookies ?? []), ...(header ? header.split(';') : [])];
+  for (const c of all) {
+    const [name, ...rest] = c.trim().split('=');
+    if (name === SESSION_COOKIE) return rest.join('=');
+  }
+  return undefined;
+}

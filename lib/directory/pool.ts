@@ -1,0 +1,257 @@
+import { Client, InvalidCredentialsError, ResultCodeError, type Entry, type SearchOptions } from 'ldapts';
+import { ApiError } from '../errors';
+import { logger } from '../log';
+
+export interface DcEndpoint {
+  name: string;
+  /** ldaps://host:636 only (validated where settings are saved) */
+  url: string;
+}
+export interface DirectoryCredentials {
+  /** a DN or a UPN */
+  user: string;
+  password: string;
+}
+export interface PoolOptions {
+  caPem: string;
+  connectTimeoutMs: number;
+  operationTimeoutMs: number;
+  cooldownMs: number;
+  probeIntervalMs: number;
+  pageSize: number;
+  searchMaxResults: number;
+  now?: () => number;
+}
+
+interface DcState {
+  failedAt?: number;
+  retryClaimed?: boolean;
+  lastUsed: number;
+  connects: number;
+}
+
+/** The directory refused the credentials: never a reason to try another DC. */
+export class DirectoryInvalidCredentials extends Error {
+  constructor() {
+    super('invalid directory credentials');
+    this.name = 'DirectoryInvalidCredentials';
+  }
+}
+
+// Server-side conditions that mean "this DC cannot serve now" rather than "this request is wrong".
+const DC_FAULT_CODES = new Set([51 /* busy */, 52 /* unavailable */, 80 /* other */]);
+
+const isConnectionError = (e: unknown) =>
+  !(e instanceof ResultCodeError) || DC_FAULT_CODES.has((e as ResultCodeError).code);
+
+export interface SearchPage {
+  entries: Entry[];
+  incomplete: boolean;
+}
+
+/**
+ * LDAPS connections to the domain controllers, in failover order (console spec, High availability):
+ * - DCs are tried in order; one whose connection fails is tried last for the cooldown, then one
+ *   request retries it (a success restores its place);
+ * - a wrong password never fails over;
+ * - failover happens only when a connection is opened: a read that loses its connection is
+ *   re-run on a new connection, a change that was sent is never replayed (unknown outcome).
+ * Per-instance state here is a cache that may be lost (a new instance starts in configured order).
+ */
+export class DirectoryPool {
+  private readonly state = new Map<string, DcState>();
+  private probeTimer?: NodeJS.Timeout;
+  readonly now: () => number;
+
+  constructor(
+    readonly dcs: DcEndpoint[],
+    private readonly opts: PoolOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    for (const dc of dcs) this.state.set(dc.name, { lastUsed: 0, connects: 0 });
+  }
+
+  /** The order this request will try: healthy DCs in configured order, cooling-down ones last. */
+  connectionOrder(): DcEndpoint[] {
+    const now = this.now();
+    const ready: DcEndpoint[] = [];
+    const cooling: DcEndpoint[] = [];
+    for (const dc of this.dcs) {
+      const st = this.state.get(dc.name)!;
+      if (st.failedAt === undefined) ready.push(dc);
+      else if (now - st.failedAt >= this.opts.cooldownMs && !st.retryClaimed) {
+        st.retryClaimed = true; // exactly one request retries a DC whose cooldown elapsed
+        ready.push(dc);
+      } else cooling.push(dc);
+    }
+    // keep configured order among ready DCs (a retried DC goes back to its place)
+    ready.sort((a, b) => this.dcs.indexOf(a) - this.dcs.indexOf(b));
+    return [...ready, ...cooling];
+  }
+
+  dcState(): Array<{ name: string; url: string; healthy: boolean; failedAt?: string; lastUsed?: string; connects: number }> {
+    return this.dcs.map((dc) => {
+      const st = this.state.get(dc.name)!;
+      return {
+        name: dc.name,
+        url: dc.url,
+        healthy: st.failedAt === undefined,
+        failedAt: st.failedAt ? new Date(st.failedAt).toISOString() : undefined,
+        lastUsed: st.lastUsed ? new Date(st.lastUsed).toISOString() : undefined,
+        connects: st.connects,
+      };
+    });
+  }
+
+  private markFailed(dc: DcEndpoint, e: unknown) {
+    const st = this.state.get(dc.name)!;
+    st.failedAt = this.now();
+    st.retryClaimed = false;
+    logger.warn('directory DC failed, tried last during cooldown', { dc: dc.name, error: (e as Error)?.message });
+  }
+
+  private markOk(dc: DcEndpoint) {
+    const st = this.state.get(dc.name)!;
+    st.failedAt = undefined;
+    st.retryClaimed = false;
+    st.lastUsed = this.now();
+  }
+
+  private newClient(dc: DcEndpoint): Client {
+    return new Client({
+      url: dc.url,
+      connectTimeout: this.opts.connectTimeoutMs,
+      timeout: this.opts.operationTimeoutMs,
+      // the configured CA is the only trust anchor; the host name (or IP SAN) is verified by TLS
+      tlsOptions: { ca: [this.opts.caPem], minVersion: 'TLSv1.2', rejectUnauthorized: true },
+    });
+  }
+
+  /** Open a bound connection on the first DC that answers; throws DirectoryInvalidCredentials without failover. */
+  private async connect(creds: DirectoryCredentials, skip: Set<string>): Promise<{ client: Client; dc: DcEndpoint }> {
+    let lastError: unknown;
+    const order = this.connectionOrder();
+    // a DC claimed for its one retry but not reached in this request gives the claim back
+    const releaseUnreached = (from: number) => {
+      for (const later of order.slice(from)) this.state.get(later.name)!.retryClaimed = false;
+    };
+    for (const [i, dc] of order.entries()) {
+      if (skip.has(dc.name)) continue;
+      const client = this.newClient(dc);
+      this.state.get(dc.name)!.connects++;
+      try {
+        await client.bind(creds.user, creds.password);
+        this.markOk(dc);
+        releaseUnreached(i + 1);
+        return { client, dc };
+      } catch (e) {
+        await client.unbind().catch(() => undefined);
+        if (e instanceof InvalidCredentialsError) {
+          this.markOk(dc); // the DC answered; the credentials are wrong
+          releaseUnreached(i + 1);
+          throw new DirectoryInvalidCredentials();
+        }
+        if (!isConnectionError(e)) {
+          releaseUnreached(i + 1);
+          throw e;
+        }
+        this.markFailed(dc, e);
+        lastError = e;
+      }
+    }
+    logger.error('no domain controller reachable', { error: (lastError as Error)?.message });
+    throw new ApiError(503, 'directory_unavailable');
+  }
+
+  /**
+   * Run `fn` on a bound connection. `kind: 'read'` may be re-run on a new connection (to another DC)
+   * when the connection breaks; `kind: 'write'` never is: the outcome is then reported unknown.
+   */
+  async run<T>(creds: DirectoryCredentials, kind: 'read' | 'write', fn: (client: Client, dc: DcEndpoint) => Promise<T>): Promise<T> {
+    const tried = new Set<string>();
+    for (;;) {
+      const { client, dc } = await this.connect(creds, tried);
+      try {
+        const result = await fn(client, dc);
+        this.markOk(dc);
+        return result;
+      } catch (e) {
+        if (!isConnectionError(e)) throw e;
+        this.markFailed(dc, e);
+        if (kind === 'write') {
+          logger.error('directory change sent and connection lost: outcome unknown', { dc: dc.name });
+          throw new ApiError(502, 'directory_outcome_unknown', { dc: dc.name });
+        }
+        tried.add(dc.name);
+        if (tried.size >= this.dcs.length) throw new ApiError(503, 'directory_unavailable');
+      } finally {
+        await client.unbind().catch(() => undefined);
+      }
+    }
+  }
+
+  /** Check the credentials by a bind (sign-in, step-up by password, technical account tests). */
+  async verifyCredentials(creds: DirectoryCredentials): Promise<boolean> {
+    try {
+      await this.run(creds, 'read', async () => undefined);
+      return true;
+    } catch (e) {
+      if (e instanceof DirectoryInvalidCredentials) return false;
+      throw e;
+    }
+  }
+
+  /** Paged search: pages of `pageSize`, at most `searchMaxResults` entries, then `incomplete`. */
+  async search(creds: DirectoryCredentials, base: string, options: SearchOptions & { max?: number }): Promise<SearchPage> {
+    const max = Math.min(options.max ?? this.opts.searchMaxResults, this.opts.searchMaxResults);
+    return this.run(creds, 'read', async (client) => {
+      const entries: Entry[] = [];
+      let incomplete = false;
+      const { max: _max, ...ldapOptions } = options;
+      for await (const page of client.searchPaginated(base, { ...ldapOptions, paged: { pageSize: Math.min(this.opts.pageSize, max + 1) } })) {
+        for (const entry of page.searchEntries) {
+          if (entries.length >= max) {
+            incomplete = true;
+            break;
+          }
+          entries.push(entry);
+        }
+        if (incomplete) break;
+      }
+      return { entries, incomplete };
+    });
+  }
+
+  /**
+   * Health probe: every `probeIntervalMs`, bind on each DC untouched for that long (0 = off).
+   * A failing DC goes to the end of the order; a recovered one gets its place back.
+   */
+  startHealthProbe(creds: () => Promise<DirectoryCredentials>): () => void {
+    if (this.opts.probeIntervalMs <= 0) return () => undefined;
+    this.probeTimer = setInterval(() => void this.probeIdle(creds).catch(() => undefined), this.opts.probeIntervalMs);
+    this.probeTimer.unref();
+    return () => clearInterval(this.probeTimer);
+  }
+
+  async probeIdle(creds: () => Promise<DirectoryCredentials>): Promise<void> {
+    const c = await creds();
+    const now = this.now();
+    for (const dc of this.dcs) {
+      const st = this.state.get(dc.name)!;
+      if (now - st.lastUsed < this.opts.probeIntervalMs) continue;
+      const client = this.newClient(dc);
+      try {
+        await client.bind(c.user, c.password);
+        this.markOk(dc);
+      } catch (e) {
+        if (isConnectionError(e)) this.markFailed(dc, e);
+      } finally {
+        await client.unbind().catch(() => undefined);
+      }
+    }
+  }
+
+  stop() {
+    if (this.probeTimer) clearInterval(this.probeTimer);
+  }
+}

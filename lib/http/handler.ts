@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ZodError } from 'zod';
+import { operatorRights } from '../authz/rights';
+import { csrfMatches, destroySession, loadSession, readSessionCookie, updateSession, type Session } from '../auth/sessions';
+import { sessionPolicy } from '../auth/signin';
+import { requireRecentStepUp } from '../auth/stepup';
+import { ApiError, badRequest, forbidden, isApiError, notFound, unauthorized } from '../errors';
+import { logger } from '../log';
+import type { ConsoleRuntime } from '../runtime';
+import { matchPath, STATE_CHANGING, type Route, type RouteContext } from './route';
+
+const MAX_BODY = 256 * 1024;
+const OPERATOR_FACTS_MAX_AGE_MS = 60_000;
+
+const json = (status: number, body: unknown, correlationId: string, extra: Partial<APIGatewayProxyStructuredResultV2> = {}): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: status,
+  headers: {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-correlation-id': correlationId,
+    ...(extra.headers as Record<string, string> | undefined),
+  },
+  body: body === undefined ? '' : JSON.stringify(body),
+  ...(extra.cookies ? { cookies: extra.cookies } : {}),
+});
+
+/** Field errors of a zod failure, without echoing the rejected values (they may be secrets). */
+export function validationError(e: ZodError, where: 'body' | 'query' | 'path'): ApiError {
+  const issues = e.issues.map((i) => ({
+    field: [where, ...i.path.map(String)].join('.'),
+    message: i.message,
+    ...(((i as { params?: { code?: string } }).params?.code) ? { code: (i as { params?: { code?: string } }).params!.code } : {}),
+  }));
+  const specific = issues.find((i) => i.code)?.code;
+  return badRequest(specific ?? 'validation_failed', { errors: issues });
+}
+
+function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  const n = name.toLowerCase();
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (k.toLowerCase() === n) return v;
+  return undefined;
+}
+
+function parseBody(event: APIGatewayProxyEventV2): unknown {
+  if (!event.body) return undefined;
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (raw.length > MAX_BODY) throw badRequest('body_too_large');
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw badRequest('invalid_json');
+  }
+}
+
+/**
+ * The one HTTP pipeline of the console, in this order for every route, before any side effect:
+ * route match (unknown → 404) → CSRF on POST/PUT/DELETE (400) → session → permission (403,
+ * audited) → step-up (403) → zod validation (400 with field details) → the route's handler.
+ * Errors: ApiError as `{ code, ... }`; anything else `{ code: internal_error, correlationId }`.
+ */
+export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRuntime) {
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const correlationId = randomUUID();
+    const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
+    const path = event.rawPath ?? '/';
+    try {
+      const rt = getRuntime();
+      let route: Route | undefined;
+      let params: Record<string, string> = {};
+      for (const r of routes) {
+        const m = r.method === method ? matchPath(r.path, path) : undefined;
+        if (m) {
+          route = r;
+          params = m;
+          break;
+        }
+      }
+      if (!route || (route.helpdesk && !rt.config.Helpdesk.Enabled)) throw notFound();
+      const sourceIp = event.requestContext?.http?.sourceIp ?? 'unknown';
+      const policy = sessionPolicy(rt);
+      const needsSession = route.access === 'presession' || route.access === 'operator' || STATE_CHANGING.has(route.method);
+      let session: Session | undefined;
+      if (needsSession || route.openInDevelopment) session = await loadSession(rt.store, readSessionCookie(event.cookies, header(event, 'cookie')), policy);
+
+      // CSRF: every state-changing call carries the session's token (console spec, Authentication 2)
+      if (STATE_CHANGING.has(route.method) && route.access !== 'bearer') {
+        const token = header(event, 'x-csrf-token');
+        if (!token) throw badRequest('csrf_token_missing');
+        if (!csrfMatches(session, token)) throw badRequest('csrf_token_invalid');
+      }
+
+      const ctx: RouteContext = {
+        rt,
+        event,
+        body: undefined,
+        query: undefined,
+        params,
+        session,
+        sourceIp,
+        correlationId,
+        header: (n) => header(event, n),
+      };
+
+      const devOpen = route.openInDevelopment && rt.config.Hosting.Environment === 'Development';
+      if (route.access === 'operator' && !devOpen) {
+        if (!session?.operator) throw unauthorized();
+        const settings = await rt.settings();
+        if (!settings) throw new ApiError(503, 'not_configured');
+        let operator = session.operator;
+        if (Date.now() - operator.factsAt > OPERATOR_FACTS_MAX_AGE_MS) {
+          // re-read the operator's own facts: a disabled or deleted account loses its session
+          const dir = await rt.directory();
+          const dn = await dir.dnOfGuid(operator.guid);
+          const facts = dn ? await dir.principalFacts(dn) : undefined;
+          if (!facts || facts.userAccountControl & 0x2) {
+            await destroySession(rt.store, session.id);
+            throw unauthorized('session_revoked');
+          }
+          operator = { ...operator, dn: facts.dn, groupSids: facts.groupSids, sid: facts.sid, factsAt: Date.now() };
+          await updateSession(rt.store, session, { operator });
+          session.operator = operator;
+        }
+        ctx.operator = operator;
+        ctx.rights = await operatorRights(rt.store, settings, operator);
+        if (route.permission && !ctx.rights.permissions.has(route.permission)) {
+          await rt.audit.append({
+            event: 'authz.decision',
+            outcome: 'denied',
+            reason: 'missing_permission',
+            actor: { id: operator.guid, name: operator.username, provider: operator.provider, ip: sourceIp },
+            correlationId,
+            details: { route: `${route.method} ${route.path}`, permission: route.permission },
+          });
+          throw forbidden('forbidden', { permission: route.permission });
+        }
+        if (route.stepUp) await requireRecentStepUp(rt, session);
+      }
+
+      try {
+        if (route.params) ctx.params = route.params.parse(params);
+      } catch (e) {
+        if (e instanceof ZodError) throw notFound(); // a malformed id answers like an unknown one
+        throw e;
+      }
+      try {
+        ctx.query = route.query ? route.query.parse(event.queryStringParameters ?? {}) : undefined;
+      } catch (e) {
+        if (e instanceof ZodError) throw validationError(e, 'query');
+        throw e;
+      }
+      const rawBody = route.body ? parseBody(event) : undefined;
+      try {
+        ctx.body = route.body ? route.body.parse(rawBody ?? {}) : undefined;
+      } catch (e) {
+        if (e instanceof ZodError) throw validationError(e, 'body');
+        throw e;
+      }
+
+      const result = await route.handle(ctx);
+      if (result.text !== undefined) {
+        return {
+          statusCode: result.status ?? 200,
+          headers: { 'content-type': result.contentType ?? 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-correlation-id': correlationId, ...result.headers },
+          body: result.text,
+          ...(result.cookies ? { cookies: result.cookies } : {}),
+        };
+      }
+      return json(result.status ?? 200, result.body, correlationId, { cookies: result.cookies, headers: result.headers });
+    } catch (e) {
+      if (isApiError(e)) return json(e.status, e.body(), correlationId);
+      // internal errors: only a code and the correlation id leave the process; the log has the detail
+      logger.error('unhandled error', { correlationId, method, path, error: e as Error });
+      return json(500, { code: 'internal_error', correlationId }, correlationId);
+    }
+  };
+}

@@ -1,0 +1,80 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import type { OperatorIdentity, Session } from '../auth/sessions';
+import type { OperatorRights } from '../authz/rights';
+import type { Permission } from '../authz/permissions';
+import type { ConsoleRuntime } from '../runtime';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteContext<B = any, Q = any, P = any> {
+  rt: ConsoleRuntime;
+  event: APIGatewayProxyEventV2;
+  body: B;
+  query: Q;
+  params: P;
+  session?: Session;
+  operator?: OperatorIdentity;
+  rights?: OperatorRights;
+  sourceIp: string;
+  correlationId: string;
+  header(name: string): string | undefined;
+}
+
+export interface RouteResult {
+  status?: number;
+  body?: unknown;
+  /** raw text body (e.g. CSV), sent with `contentType` */
+  text?: string;
+  contentType?: string;
+  cookies?: string[];
+  headers?: Record<string, string>;
+}
+
+export interface Route<B = any, Q = any, P = any> {
+  method: Method;
+  /** API Gateway path syntax: /api/computers/{id} */
+  path: string;
+  summary: string;
+  /**
+   * anonymous: no session needed; presession: any session incl. the anonymous pre-session
+   * (sign-in, setup); operator: a signed-in operator; bearer: the route checks its own token.
+   */
+  access: 'anonymous' | 'presession' | 'operator' | 'bearer';
+  permission?: Permission;
+  /** needs a recent step-up in the instance's mode */
+  stepUp?: boolean;
+  /** exists only when Helpdesk:Enabled */
+  helpdesk?: boolean;
+  /** development: anyone may call it (OpenAPI document) */
+  openInDevelopment?: boolean;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  response?: z.ZodType;
+  handle(ctx: RouteContext<B, Q, P>): Promise<RouteResult>;
+}
+
+export const defineRoute = <B = undefined, Q = undefined, P = undefined>(r: Route<B, Q, P>): Route<B, Q, P> => r;
+
+export const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'DELETE']);
+
+/** Match an API Gateway path template against a concrete path; returns the path parameters. */
+export function matchPath(template: string, path: string): Record<string, string> | undefined {
+  const t = template.split('/');
+  const p = path.split('/');
+  if (t.length !== p.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < t.length; i++) {
+    const m = /^\{(\w+)\}$/.exec(t[i]);
+    if (m) {
+      if (!p[i]) return undefined;
+      try {
+        params[m[1]] = decodeURIComponent(p[i]);
+      } catch {
+        return undefined;
+      }
+    } else if (t[i] !== p[i]) return undefined;
+  }
+  return params;
+}

@@ -1,0 +1,79 @@
+import { AuditChain } from './audit';
+import { loadConfig, type Config } from './config';
+import { loadMasterKey } from './crypto/master-key';
+import { openString } from './crypto/seal';
+import { Directory, DirectoryPool } from './directory';
+import { unavailable } from './errors';
+import { logger } from './log';
+import { readSettings, type InstanceSettings } from './setup/settings';
+import { createStore, type Store } from './store';
+
+// The composition root of the console: built once per instance, handed to lib/ functions.
+export interface ConsoleRuntime {
+  config: Config;
+  store: Store;
+  audit: AuditChain;
+  masterKey(): Promise<Buffer>;
+  /** Instance settings; re-read at most every 3 s so a change reaches every instance promptly. */
+  settings(fresh?: boolean): Promise<InstanceSettings | undefined>;
+  /** The directory with the current settings; throws 503 `not_configured` before setup. */
+  directory(): Promise<Directory>;
+}
+
+const SETTINGS_TTL_MS = 3000;
+
+export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } = {}): ConsoleRuntime {
+  const env = opts.env ?? process.env;
+  const { config, warnings } = loadConfig(env);
+  for (const w of warnings) logger.warn(w);
+  const store = opts.store ?? createStore();
+  const audit = new AuditChain(store, 'console');
+  let settingsCache: { at: number; value?: InstanceSettings; version?: number } | undefined;
+  let dirCache: { version: number; directory: Directory; stop: () => void } | undefined;
+
+  const masterKey = () => loadMasterKey(env);
+
+  async function settings(fresh = false) {
+    if (!fresh && settingsCache && Date.now() - settingsCache.at < SETTINGS_TTL_MS) return settingsCache.value;
+    const rec = await readSettings(store);
+    settingsCache = { at: Date.now(), value: rec?.settings, version: rec?.version };
+    return rec?.settings;
+  }
+
+  async function directory(): Promise<Directory> {
+    const s = await settings();
+    if (!s) throw unavailable('not_configured');
+    const version = settingsCache!.version!;
+    if (dirCache && dirCache.version === version) return dirCache.directory;
+    dirCache?.stop();
+    const d = config.Directory;
+    const pool = new DirectoryPool(s.dcs, {
+      caPem: s.caPem,
+      connectTimeoutMs: d.ConnectTimeout * 1000,
+      operationTimeoutMs: d.OperationTimeout * 1000,
+      cooldownMs: d.FailedDcCooldown * 1000,
+      probeIntervalMs: d.HealthProbeInterval * 1000,
+      pageSize: d.PageSize,
+      searchMaxResults: d.SearchMaxResults,
+    });
+    const readCreds = async () => ({
+      user: s.readAccount.user,
+      password: openString(await masterKey(), s.readAccount.sealedPassword, 'tech-account:read'),
+    });
+    const directory = new Directory(pool, s.baseDn, readCreds);
+    const stop = pool.startHealthProbe(readCreds);
+    dirCache = { version, directory, stop };
+    return directory;
+  }
+
+  return { config, store, audit, masterKey, settings, directory };
+}
+
+let singleton: ConsoleRuntime | undefined;
+/** The per-instance runtime of a Lambda handler (config validated at cold start: invalid config fails). */
+export function runtime(): ConsoleRuntime {
+  return (singleton ??= createRuntime());
+}
+export function resetRuntimeForTests() {
+  singleton = undefined;
+}

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { constantTimeEqual, randomToken, seal, sha256Hex } from '../crypto/seal';
+import { Directory, DirectoryInvalidCredentials, DirectoryPool, type DcEndpoint } from '../directory';
+import { ApiError, badRequest, conflict, forbidden } from '../errors';
+import type { ConsoleRuntime } from '../runtime';
+import type { Store } from '../store';
+import { getRecord, putRecord } from '../store/records';
+import { caPemSchema, dcUrlSchema, readSettings, writeSettings, type InstanceSettings } from './settings';
+
+// First-run setup: the console starts unconfigured with a one-time setup token (printed by the
+// admin CLI / the local starter); setup stores the directory connection and designates the first
+// Super administrator. `reset-setup --confirm` re-opens it with a new token, keeping the data.
+
+interface SetupState {
+  tokenHash?: string;
+  issuedAt?: string;
+}
+
+export const setupInputSchema = z.object({
+  domain: z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, 'a DNS domain name'),
+  dcs: z.array(z.object({ name: z.string().min(1).max(64), url: dcUrlSchema })).min(1).max(20),
+  caPem: caPemSchema,
+  readAccount: z.object({ user: z.string().min(1).max(256), password: z.string().min(1).max(256) }),
+  writeAccount: z.object({ user: z.string().min(1).max(256), password: z.string().min(1).max(256) }),
+  lapsIdentityUpn: z.string().max(256).optional(),
+  managedOus: z.array(z.string().min(1).max(1024)).min(1).max(200),
+  tierOus: z.array(z.string().min(1).max(1024)).max(200).default([]),
+  protectedGroups: z.array(z.string().min(1).max(1024)).max(200).default([]),
+  superAdministrator: z.string().min(1).max(256),
+});
+export type SetupInput = z.infer<typeof setupInputSchema>;
+
+export const baseDnOf = (domain: string) => domain.split('.').map((p) => `DC=${p}`).join(',');
+
+export async function issueSetupToken(store: Store): Promise<string> {
+  const token = randomToken(24);
+  await putRecord<SetupState>(store, 'INSTANCE', 'SETUP', { tokenHash: sha256Hex(token), issuedAt: new Date().toISOString() });
+  return token;
+}
+
+export async function setupOpen(store: Store): Promise<boolean> {
+  return !!(await getRecord<SetupState>(store, 'INSTANCE', 'SETUP'))?.data.tokenHash;
+}
+
+export interface DcCheck {
+  name: string;
+  url: string;
+  ok: boolean;
+  problem?: 'unreachable_or_untrusted' | 'bind_refused';
+}
+
+/** TLS handshake with the configured CA and host name, then a read-account bind, on each DC. */
+export async function checkDcs(rt: ConsoleRuntime, dcs: DcEndpoint[], caPem: string, creds: { user: string; password: string }): Promise<DcCheck[]> {
+  const d = rt.config.Directory;
+  return Promise.all(
+    dcs.map(async (dc) => {
+      const pool = new DirectoryPool([dc], {
+        caPem,
+        connectTimeoutMs: d.ConnectTimeout * 1000,
+        operationTimeoutMs: d.OperationTimeout * 1000,
+        cooldownMs: 0,
+        probeIntervalMs: 0,
+        pageSize: d.PageSize,
+        searchMaxResults: d.SearchMaxResults,
+      });
+      try {
+        await pool.run(creds, 'read', async () => undefined);
+        return { ...dc, ok: true };
+      } catch (e) {
+        return { ...dc, ok: false, problem: e instanceof DirectoryInvalidCredentials ? ('bind_refused' as const) : ('unreachable_or_untrusted' as const) };
+      }
+    }),
+  );
+}
+
+export async function completeSetup(rt: ConsoleRuntime, token: string | undefined, input: SetupInput, actorIp: string, correlationId: string) {
+  const state = await getRecord<SetupState>(rt.store, 'INSTANCE', 'SETUP');
+  if (!state?.data.tokenHash) throw conflict('setup_closed');
+  if (!token || !constantTimeEqual(sha256Hex(token), state.data.tokenHash)) {
+    await rt.audit.append({ event: 'setup.completed', outcome: 'denied', reason: 'bad_setup_token', actor: { ip: actorIp }, correlationId });
+    throw forbidden('setup_token_invalid');
+  }
+  const checks = await checkDcs(rt, input.dcs, input.caPem, input.readAccount);
+  if (checks.some((c) => c.problem === 'bind_refused')) throw badRequest('read_account_rejected', { dcs: checks });
+  if (!checks.some((c) => c.ok)) throw badRequest('no_dc_reachable', { dcs: checks });
+  const writeChecks = await checkDcs(rt, input.dcs.filter((_, i) => checks[i].ok), input.caPem, input.writeAccount);
+  if (writeChecks.some((c) => c.problem === 'bind_refused')) throw badRequest('write_account_rejected');
+
+  const baseDn = baseDnOf(input.domain);
+  const working = input.dcs.filter((_, i) => checks[i].ok);
+  const pool = new DirectoryPool(working, {
+    caPem: input.caPem,
+    connectTimeoutMs: rt.config.Directory.ConnectTimeout * 1000,
+    operationTimeoutMs: rt.config.Directory.OperationTimeout * 1000,
+    cooldownMs: rt.config.Directory.FailedDcCooldown * 1000,
+    probeIntervalMs: 0,
+    pageSize: rt.config.Directory.PageSize,
+    searchMaxResults: rt.config.Directory.SearchMaxResults,
+  });
+  const dir = new Directory(pool, baseDn, async () => input.readAccount);
+  const managedOus = await Promise.all(input.managedOus.map((o) => dir.resolveOu(o)));
+  const tierOus = await Promise.all(input.tierOus.map((o) => dir.resolveOu(o)));
+  const protectedGroups = await Promise.all(input.protectedGroups.map((g) => dir.resolveGroup(g)));
+  const superDn = await dir.findUserDn(input.superAdministrator);
+  const superFacts = superDn ? await dir.principalFacts(superDn) : undefined;
+  if (!superFacts) throw badRequest('super_administrator_not_found');
+
+  const key = await rt.masterKey();
+  const previous = await readSettings(rt.store);
+  const settings: InstanceSettings = {
+    domain: input.domain.toLowerCase(),
+    baseDn,
+    dcs: input.dcs,
+    caPem: input.caPem,
+    readAccount: { user: input.readAccount.user, sealedPassword: seal(key, input.readAccount.password, 'tech-account:read') },
+    writeAccount: { user: input.writeAccount.user, sealedPassword: seal(key, input.writeAccount.password, 'tech-account:write') },
+    lapsIdentityUpn: input.lapsIdentityUpn,
+    managedOus,
+    tierOus,
+    protectedGroups,
+    superAdministrators: [superFacts.guid],
+    stepUpMode: previous?.settings.stepUpMode ?? 'authenticator',
+    configuredAt: new Date().toISOString(),
+  };
+  if (!(await writeSettings(rt.store, settings, previous?.version ?? 0))) throw conflict('settings_changed_concurrently');
+  await putRecord<SetupState>(rt.store, 'INSTANCE', 'SETUP', {});
+  await rt.settings(true);
+  const actor = { ip: actorIp, name: 'setup' };
+  await rt.audit.append({
+    event: 'setup.completed',
+    outcome: 'success',
+    actor,
+    correlationId,
+    details: { domain: settings.domain, dcs: settings.dcs.map((d) => d.url), managedOus: managedOus.map((o) => o.dn), readAccount: settings.readAccount.user, writeAccount: settings.writeAccount.user, caFingerprint: sha256Hex(input.caPem).slice(0, 16) },
+  });
+  await rt.audit.append({ event: 'super_administrator:granted', outcome: 'success', actor, correlationId, target: { id: superFacts.guid, name: superFacts.samAccountName } });
+  return { dcs: checks, managedOus, superAdministrator: { guid: superFacts.guid, name: superFacts.samAccountName } };
+}
+
+export async function requireConfigured(rt: ConsoleRuntime): Promise<InstanceSettings> {
+  const s = await rt.settings();
+  if (!s) throw new ApiError(503, 'not_configured');
+  return s;
+}

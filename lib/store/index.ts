@@ -1,0 +1,45 @@
+import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
+
+export { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
+
+export interface Store {
+  documentClient: DynamoDBDocumentClient;
+  table: HdcTable;
+  tableName: string;
+}
+
+export function createStore(opts: { endpoint?: string; tableName?: string } = {}): Store {
+  const documentClient = createDocumentClient(opts.endpoint);
+  const tableName = opts.tableName ?? process.env.HDC_TABLE ?? 'hdc-local';
+  return { documentClient, table: createTable(documentClient, tableName), tableName };
+}
+
+/** Create the table when missing (local stack and tests; in AWS serverless.yml declares it). */
+export async function ensureTable(store: Store): Promise<void> {
+  try {
+    await store.documentClient.send(new DescribeTableCommand({ TableName: store.tableName }));
+    return;
+  } catch (e) {
+    if (!(e instanceof ResourceNotFoundException) && (e as Error).name !== 'ResourceNotFoundException') throw e;
+  }
+  await store.documentClient.send(new CreateTableCommand({ TableName: store.tableName, ...TABLE_DEFINITION }));
+  try {
+    await store.documentClient.send(
+      new UpdateTimeToLiveCommand({ TableName: store.tableName, TimeToLiveSpecification: { Enabled: true, AttributeName: 'ttl' } }),
+    );
+  } catch {
+    /* DynamoDB Local accepts TTL settings but does not expire items; reads check ttl themselves */
+  }
+}
+
+/** Is this the error DynamoDB returns when a condition expression failed? */
+export const isConditionFailed = (e: unknown) =>
+  (e as Error)?.name === 'ConditionalCheckFailedException' || (e as Error)?.name === 'TransactionCanceledException';
+
+export async function ping(store: Store): Promise<void> {
+  await store.documentClient.send(new DescribeTableCommand({ TableName: store.tableName }));
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);

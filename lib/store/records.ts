@@ -1,0 +1,109 @@
+import { $add, any, DeleteItemCommand, Entity, GetItemCommand, item, number, PutItemCommand, QueryCommand, string, UpdateItemCommand } from 'dynamodb-toolbox';
+import { isConditionFailed, nowSeconds, type Store } from './index';
+
+// Typed records over the single table. A record is a JSON document under (pk, sk) with an
+// optimistic `version` and an optional `ttl` (epoch seconds; expired records read as absent,
+// since DynamoDB deletes expired items only eventually and DynamoDB Local never does).
+export function recordEntity(store: Store) {
+  return new Entity({
+    name: 'Record',
+    table: store.table,
+    timestamps: false,
+    schema: item({
+      pk: string().key(),
+      sk: string().key(),
+      data: any(),
+      version: number().default(1),
+      ttl: number().optional(),
+    }),
+  });
+}
+
+export function counterEntity(store: Store) {
+  return new Entity({
+    name: 'Counter',
+    table: store.table,
+    timestamps: false,
+    schema: item({ pk: string().key(), sk: string().key(), count: number(), ttl: number().optional() }),
+  });
+}
+
+const cache = new WeakMap<Store, { record: ReturnType<typeof recordEntity>; counter: ReturnType<typeof counterEntity> }>();
+function ents(store: Store) {
+  let e = cache.get(store);
+  if (!e) cache.set(store, (e = { record: recordEntity(store), counter: counterEntity(store) }));
+  return e;
+}
+
+export interface Rec<T> {
+  data: T;
+  version: number;
+  ttl?: number;
+}
+
+export async function getRecord<T>(store: Store, pk: string, sk: string): Promise<Rec<T> | undefined> {
+  const { Item } = await ents(store).record.build(GetItemCommand).key({ pk, sk }).options({ consistent: true }).send();
+  if (!Item) return undefined;
+  if (Item.ttl !== undefined && Item.ttl <= nowSeconds()) return undefined;
+  return { data: Item.data as T, version: Item.version, ttl: Item.ttl };
+}
+
+/** Put a record. `expectVersion`: 0 = must not exist; n = must be at version n (optimistic concurrency). */
+export async function putRecord<T>(
+  store: Store,
+  pk: string,
+  sk: string,
+  data: T,
+  opts: { ttl?: number; expectVersion?: number } = {},
+): Promise<boolean> {
+  const version = (opts.expectVersion ?? 0) + 1;
+  const cmd = ents(store).record.build(PutItemCommand).item({ pk, sk, data, version, ttl: opts.ttl });
+  try {
+    if (opts.expectVersion === undefined) await cmd.send();
+    else if (opts.expectVersion === 0) await cmd.options({ condition: { attr: 'pk', exists: false } }).send();
+    else await cmd.options({ condition: { attr: 'version', eq: opts.expectVersion } }).send();
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+export async function deleteRecord(store: Store, pk: string, sk: string): Promise<void> {
+  await ents(store).record.build(DeleteItemCommand).key({ pk, sk }).send();
+}
+
+export async function queryRecords<T>(store: Store, pk: string, beginsWith?: string): Promise<Array<{ sk: string } & Rec<T>>> {
+  const out: Array<{ sk: string } & Rec<T>> = [];
+  let start: any;
+  do {
+    const res = await store.table
+      .build(QueryCommand)
+      .entities(ents(store).record)
+      .query({ partition: pk, ...(beginsWith ? { range: { beginsWith } } : {}) })
+      .options({ consistent: true, exclusiveStartKey: start, maxPages: 1 })
+      .send();
+    for (const it of res.Items ?? []) {
+      if (it.ttl !== undefined && it.ttl <= nowSeconds()) continue;
+      out.push({ sk: it.sk, data: it.data as T, version: it.version, ttl: it.ttl });
+    }
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Atomically add to a counter (fixed windows: the window is part of the key); returns the new count. */
+export async function addToCounter(store: Store, pk: string, sk: string, by: number, ttl: number): Promise<number> {
+  const res = await ents(store)
+    .counter.build(UpdateItemCommand)
+    .item({ pk, sk, count: $add(by), ttl })
+    .options({ returnValues: 'ALL_NEW' })
+    .send();
+  return (res.Attributes?.count as number | undefined) ?? by;
+}
+
+export async function readCounter(store: Store, pk: string, sk: string): Promise<number> {
+  const { Item } = await ents(store).counter.build(GetItemCommand).key({ pk, sk }).options({ consistent: true }).send();
+  if (!Item || (Item.ttl !== undefined && Item.ttl <= nowSeconds())) return 0;
+  return Item.count;
+}

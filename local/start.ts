@@ -1,0 +1,36 @@
+import { log } from './processes';
+import { startStack, stackFile, stopStack } from './stack';
+
+// npm start: the whole local stack, seeded; Ctrl-C stops everything it started.
+async function main() {
+  const t0 = Date.now();
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping...');
+    await stopStack('dev');
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const info = await startStack({ profile: 'dev' });
+    log(`up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`
+  Console API      ${info.consoleUrl}   (health: ${info.consoleUrl}/health/ready, API description: ${info.consoleUrl}/openapi/v1.json)
+  DynamoDB Local   ${info.dynamodbEndpoint}   table ${info.tableName}
+  Directory        ${info.directory.dcs.map((d) => `${d.name} ${d.url}`).join(', ')}   (domain ${info.directory.domain})
+  Stack file       ${stackFile('dev')}
+
+  Seeded operators (sign in with POST /api/auth/login { username, password, code }):
+${info.accounts.map((a) => `    ${a.username.padEnd(14)} ${a.password.padEnd(20)} ${a.totpSecret ? `TOTP ${a.totpSecret}` : '(no authenticator)'.padEnd(37)}  ${a.note}`).join('\n')}
+
+  Ctrl-C stops everything.`);
+  } catch (e) {
+    console.error(`[hdc] start failed: ${(e as Error).message}`);
+    await stopStack('dev');
+    process.exit(1);
+  }
+}
+void main();

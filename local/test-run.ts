@@ -1,0 +1,29 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { log, ROOT } from './processes';
+import { startStack, stopStack } from './stack';
+
+// npm test: unit tests, then the local stack in its test profile (own ports and table, the same
+// directory) and the integration tests against it; the stack is stopped whatever happens.
+function jest(args: string[], env: NodeJS.ProcessEnv = process.env): number {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/jest/bin/jest.js'), ...args], { stdio: 'inherit', env, cwd: ROOT });
+  return r.status ?? 1;
+}
+
+async function main() {
+  const extra = process.argv.slice(2);
+  const unit = jest(['--selectProjects', 'unit', ...extra]);
+  if (unit !== 0) process.exit(unit);
+  let code = 1;
+  try {
+    await startStack({ profile: 'test' });
+    code = jest(['--selectProjects', 'integration', '--runInBand', ...extra], { ...process.env, HDC_STACK_PROFILE: 'test' });
+  } catch (e) {
+    console.error(`[hdc] integration stack failed: ${(e as Error).stack}`);
+  } finally {
+    log('stopping the test stack');
+    await stopStack('test');
+  }
+  process.exit(code);
+}
+void main();

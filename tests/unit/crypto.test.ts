@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { open, openString, seal } from '../../lib/crypto/seal';
+import { canonicalJson, chainHash, GENESIS_HASH } from '../../lib/audit/canonical';
+import { scrubDetails } from '../../lib/audit';
+
+describe('AES-256-GCM sealing', () => {
+  const key = randomBytes(32);
+  it('round-trips and hides the plaintext', () => {
+    const sealed = seal(key, 'Passw0rd!Read', 'tech-account:read');
+    expect(sealed).not.toContain('Passw0rd');
+    expect(openString(key, sealed, 'tech-account:read')).toBe('Passw0rd!Read');
+  });
+  it('refuses another AAD, another key, or a changed byte', () => {
+    const sealed = seal(key, 'secret', 'tech-account:read');
+    expect(() => open(key, sealed, 'tech-account:write')).toThrow();
+    expect(() => open(randomBytes(32), sealed, 'tech-account:read')).toThrow();
+    const parts = sealed.split('.');
+    const ct = Buffer.from(parts[3], 'base64url');
+    ct[0] ^= 1;
+    parts[3] = ct.toString('base64url');
+    expect(() => open(key, parts.join('.'), 'tech-account:read')).toThrow();
+  });
+});
+
+describe('audit canonical form', () => {
+  it('does not depend on key order and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, 2], c: 'x' }, u: undefined })).toBe('{"a":{"c":"x","d":[1,2]},"b":1}');
+    expect(chainHash(GENESIS_HASH, { a: 1, b: 2 })).toBe(chainHash(GENESIS_HASH, { b: 2, a: 1 }));
+  });
+  it('changes the hash when the optional client field is added, changed or removed', () => {
+    const base = { event: 'x', seq: 1 };
+    const h0 = chainHash(GENESIS_HASH, base);
+    expect(chainHash(GENESIS_HASH, { ...base, client: 'acme' })).not.toBe(h0);
+    expect(chainHash(GENESIS_HASH, { ...base, client: 'acme' })).not.toBe(chainHash(GENESIS_HASH, { ...base, client: 'acme2' }));
+  });
+  it('scrubs details keys that name a secret', () => {
+    expect(scrubDetails({ password: 'x', nested: { clientSecret: 'y', ok: 1 }, count: 3 })).toEqual({ password: '[redacted]', nested: { clientSecret: '[redacted]', ok: 1 }, count: 3 });
+  });
+});
