@@ -9,9 +9,11 @@ const common = {
   testEnvironment: 'node',
 };
 module.exports = {
+  testSequencer: '<rootDir>/tests/support/sequencer.js',
+  testTimeout: 120000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
-      globalSetup: '<rootDir>/tests/integration/global-setup.ts', testTimeout: 60000 },
+      globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
   ],
 };

@@ -1,20 +1,27 @@
+import http from 'node:http';
+
 // A small HTTP client for the console API with a cookie jar and the CSRF header: used by the
-// local starter (setup through the real route) and by the integration tests.
+// local starter (setup through the real route) and by the integration tests. `localAddress`
+// lets a test come from another loopback address (per-address limits).
 export interface HttpResponse<T = any> {
   status: number;
   body: T;
   text: string;
-  headers: Headers;
+  headers: http.IncomingHttpHeaders;
+  setCookies: string[];
 }
 
 export class ConsoleClient {
   private cookies = new Map<string, string>();
   csrf?: string;
 
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly localAddress?: string,
+  ) {}
 
-  private remember(res: Response) {
-    for (const c of res.headers.getSetCookie()) {
+  private remember(setCookies: string[]) {
+    for (const c of setCookies) {
       const [pair, ...attrs] = c.split(';');
       const i = pair.indexOf('=');
       const name = pair.slice(0, i).trim();
@@ -33,21 +40,37 @@ export class ConsoleClient {
     else this.cookies.set(name, value);
   }
 
-  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResponse<T>> {
+  request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResponse<T>> {
     const h: Record<string, string> = { ...headers };
     if (this.cookies.size) h.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (body !== undefined) h['content-type'] = 'application/json';
-    if (this.csrf && method !== 'GET' && !('x-csrf-token' in h)) h['x-csrf-token'] = this.csrf;
-    const res = await fetch(this.baseUrl + path, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-    this.remember(res);
-    const text = await res.text();
-    let parsed: any = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text, headers: res.headers };
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    if (payload !== undefined) h['content-type'] = 'application/json';
+    if (this.csrf && method !== 'GET' && !Object.keys(h).some((k) => k.toLowerCase() === 'x-csrf-token')) h['x-csrf-token'] = this.csrf;
+    const url = new URL(this.baseUrl + path);
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: h, localAddress: this.localAddress },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const setCookies = res.headers['set-cookie'] ?? [];
+            this.remember(setCookies);
+            let parsed: any;
+            try {
+              parsed = text ? JSON.parse(text) : undefined;
+            } catch {
+              parsed = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed, text, headers: res.headers, setCookies });
+          });
+        },
+      );
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
   }
 
   get<T = any>(path: string, headers?: Record<string, string>) {
@@ -59,6 +82,9 @@ export class ConsoleClient {
   put<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
     return this.request<T>('PUT', path, body ?? {}, headers);
   }
+  delete<T = any>(path: string, headers?: Record<string, string>) {
+    return this.request<T>('DELETE', path, undefined, headers);
+  }
 
   async antiforgery(): Promise<string> {
     const r = await this.get<{ token: string }>('/api/auth/antiforgery');
@@ -67,11 +93,10 @@ export class ConsoleClient {
     return this.csrf;
   }
 
-  /** Sign in; with a TOTP generator, answers the authenticator step. */
-  async login(username: string, password: string, code?: string | (() => string)): Promise<HttpResponse> {
+  /** Sign in (a pre-session first, for its CSRF token). */
+  async login(username: string, password: string, code?: string): Promise<HttpResponse> {
     await this.antiforgery();
-    const c = typeof code === 'function' ? code() : code;
-    const r = await this.post('/api/auth/login', { username, password, ...(c ? { code: c } : {}) });
+    const r = await this.post('/api/auth/login', { username, password, ...(code ? { code } : {}) });
     if (r.status === 200) this.csrf = r.body.csrfToken;
     return r;
   }

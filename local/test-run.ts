@@ -22,7 +22,8 @@ async function main() {
     console.error(`[hdc] integration stack failed: ${(e as Error).stack}`);
   } finally {
     log('stopping the test stack');
-    await stopStack('test');
+    // HDC_KEEP_DIRECTORY=1 leaves the DCs running (faster repeated runs while developing)
+    await stopStack('test', { directory: process.env.HDC_KEEP_DIRECTORY !== '1' });
   }
   process.exit(code);
 }

@@ -91,7 +91,8 @@ export class AuditChain {
 
   constructor(
     private readonly store: Store,
-    readonly chain: 'console' | 'fleet' = 'console',
+    readonly chain: string = 'console',
+    private readonly clock: { now: () => number } = { now: Date.now },
   ) {
     this.e = entities(store);
     this.pk = `AUDIT#${chain}`;
@@ -114,7 +115,7 @@ export class AuditChain {
     const body = {
       ...input,
       details: scrubDetails(input.details),
-      at: new Date().toISOString(),
+      at: new Date(this.clock.now()).toISOString(),
       id: randomUUID(),
     };
     for (let attempt = 0; attempt < 500; attempt++) {
@@ -214,7 +215,7 @@ export class AuditChain {
    */
   async purge(retentionDays: number, actor: AuditActor): Promise<number> {
     if (retentionDays === 0) return 0;
-    const cutoff = new Date(Date.now() - retentionDays * 86400_000).toISOString();
+    const cutoff = new Date(this.clock.now() - retentionDays * 86400_000).toISOString();
     const doomed: AuditRow[] = [];
     for await (const row of this.rows()) {
       if (row.at >= cutoff) break;

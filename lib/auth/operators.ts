@@ -23,7 +23,10 @@ export async function getOperator(store: Store, guid: string) {
 
 async function save(store: Store, rec: OperatorRecord, version?: number) {
   const k = key(rec.guid);
-  return putRecord(store, k.pk, k.sk, rec, { expectVersion: version ?? 0 });
+  const ok = await putRecord(store, k.pk, k.sk, rec, { expectVersion: version ?? 0 });
+  // an index of operators by GUID and name (admin CLI: reset-totp <operator>); no secret in it
+  if (ok && !version) await putRecord(store, 'OPERATORS', rec.guid.toLowerCase(), { guid: rec.guid, username: rec.username });
+  return ok;
 }
 
 export const hasAuthenticator = async (store: Store, guid: string) => !!(await getOperator(store, guid))?.data.totpSealed;

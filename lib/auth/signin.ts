@@ -110,10 +110,7 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
   };
   // a new session id at sign-in (no fixation); the anonymous pre-session is dropped
   if (ctx.preSession) await destroySession(rt.store, ctx.preSession.id);
-  const session = await createSession(rt.store, sessionPolicy(rt), operator, {
-    // the sign-in code just proved the authenticator: it counts as a step-up
-    ...(settings.stepUpMode === 'authenticator' ? { stepUpAt: Math.floor(Date.now() / 1000), stepUpProof: 'authenticator' as const } : {}),
-  });
+  const session = await createSession(rt.store, sessionPolicy(rt), operator);
   await audit('success', settings.stepUpMode === 'authenticator' ? 'password+authenticator' : 'password', { guid: facts.guid });
   return { session, operator };
 }

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { setAuthenticator } from '../../lib/auth/operators';
+import { isGuid } from '../../lib/directory';
+import { createRuntime } from '../../lib/runtime';
+import { issueSetupToken } from '../../lib/setup';
+import { queryRecords } from '../../lib/store/records';
+import { createStore } from '../../lib/store';
+
+// The administrative command line (console spec, Command-line operations). Locally, without
+// DYNAMODB_ENDPOINT set, it talks to the stack `npm start` runs (local/.run/stack.json).
+const USAGE = `usage: npm run admin -- <command>
+  setup-token                 issue a setup token while the instance is not configured
+  reset-setup --confirm       re-open the setup wizard with a new token (data kept; audited)
+  reset-totp <operator>       clear an operator's authenticator (objectGUID or user name; audited)
+  verify-audit                verify the audit hash chain
+  purge-audit                 apply Audit:RetentionDays now (the purge is audited)`;
+
+function environment(): NodeJS.ProcessEnv {
+  const stackFile = path.resolve(__dirname, '../../local/.run/stack.json');
+  if (process.env.DYNAMODB_ENDPOINT || process.env.HDC_MASTER_KEY_SECRET_ID || !fs.existsSync(stackFile)) return process.env;
+  const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8'));
+  return { ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName, HDC_MASTER_KEY_FILE: stack.masterKeyFile };
+}
+
+export async function runAdminCommand(argv: string[], env = environment()): Promise<{ code: number; out: string }> {
+  const [command, ...args] = argv;
+  const rt = createRuntime({ env, store: createStore({ endpoint: env.DYNAMODB_ENDPOINT, tableName: env.HDC_TABLE }) });
+  const actor = { name: 'admin-cli', provider: 'cli' };
+  switch (command) {
+    case 'setup-token': {
+      if (await rt.settings(true)) return { code: 2, out: 'the instance is configured: use reset-setup --confirm to re-open setup' };
+      return { code: 0, out: `setup token: ${await issueSetupToken(rt.store)}` };
+    }
+    case 'reset-setup': {
+      if (!args.includes('--confirm')) return { code: 2, out: 'reset-setup re-opens the setup wizard: add --confirm' };
+      const token = await issueSetupToken(rt.store);
+      await rt.audit.append({ event: 'setup.reset', outcome: 'success', actor, reason: 'recovery' });
+      return { code: 0, out: `setup re-opened; setup token: ${token}` };
+    }
+    case 'reset-totp': {
+      const who = args[0];
+      if (!who) return { code: 2, out: USAGE };
+      const ops = (await queryRecordsByPrefix(rt)).filter((o) => (isGuid(who) ? o.guid.toLowerCase() === who.toLowerCase() : o.username.toLowerCase() === who.toLowerCase()));
+      if (ops.length !== 1) return { code: 2, out: ops.length ? `'${who}' is ambiguous: give the objectGUID` : `no operator '${who}'` };
+      await setAuthenticator(rt.store, await rt.masterKey(), ops[0].guid, ops[0].username, undefined);
+      await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', actor, reason: 'recovery', target: { id: ops[0].guid, name: ops[0].username } });
+      return { code: 0, out: `authenticator of ${ops[0].username} cleared: they enrol again at their next sign-in` };
+    }
+    case 'verify-audit': {
+      const v = await rt.audit.verify();
+      return { code: v.ok ? 0 : 1, out: JSON.stringify(v) };
+    }
+    case 'purge-audit': {
+      const n = await rt.audit.purge(rt.config.Audit.RetentionDays, actor);
+      return { code: 0, out: `${n} audit rows purged (Audit:RetentionDays=${rt.config.Audit.RetentionDays})` };
+    }
+    default:
+      return { code: 2, out: USAGE };
+  }
+}
+
+async function queryRecordsByPrefix(rt: ReturnType<typeof createRuntime>) {
+  // operators are few (one record each); a scan of the operator partition prefix is not possible
+  // with pk-per-operator, so operator records are also indexed under OPERATORS (see lib/auth/operators)
+  return (await queryRecords<{ guid: string; username: string }>(rt.store, 'OPERATORS')).map((r) => r.data);
+}
+
+if (require.main === module) {
+  runAdminCommand(process.argv.slice(2))
+    .then(({ code, out }) => {
+      console.log(out);
+      process.exit(code);
+    })
+    .catch((e) => {
+      console.error(`error: ${(e as Error).message}`);
+      process.exit(1);
+    });
+}

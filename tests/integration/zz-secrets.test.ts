@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { RUN_DIR } from '../../local/processes';
+import { profile, stack, store } from '../support/stack';
+
+// Runs last (tests/support/sequencer.js): after every other test signed in, failed, stepped up
+// and set up, no password or authenticator secret may appear in a log line or a database item.
+describe('secrets never reach logs or the database', () => {
+  const secrets = [
+    ...Object.values(stack.directory.technicalAccounts).map((a) => a.password),
+    ...stack.accounts.map((a) => a.password),
+    ...stack.accounts.filter((a) => a.totpSecret).map((a) => a.totpSecret!),
+    stack.directory.admin.password,
+  ];
+
+  it('has real secrets to look for', () => {
+    expect(secrets.length).toBeGreaterThan(10);
+    expect(secrets.every((s) => s.length >= 8)).toBe(true);
+  });
+
+  it('no secret in the serverless-offline log (every console function’s stdout, audit stream included)', () => {
+    const log = fs.readFileSync(path.join(RUN_DIR, `${profile}-offline.log`), 'utf8');
+    expect(log).toContain('"category":"Audit"');
+    for (const s of secrets) expect(log.includes(s)).toBe(false);
+  });
+
+  it('no secret in any DynamoDB item', async () => {
+    let start: Record<string, unknown> | undefined;
+    let items = 0;
+    do {
+      const page = await store.documentClient.send(new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: start }));
+      for (const it of page.Items ?? []) {
+        const text = JSON.stringify(it);
+        for (const s of secrets) expect(text.includes(s)).toBe(false);
+        items++;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    expect(items).toBeGreaterThan(50);
+  });
+});

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as OTPAuth from 'otpauth';
+import { AuditChain, type AuditRow } from '../../lib/audit';
+import { createStore } from '../../lib/store';
+import { ConsoleClient } from '../../local/console-client';
+import { RUN_DIR } from '../../local/processes';
+import { stackFile, type StackInfo } from '../../local/stack';
+
+// What the integration tests know about the running stack (started by npm test).
+export const profile = (process.env.HDC_STACK_PROFILE as 'dev' | 'test') ?? 'test';
+export const stack: StackInfo = JSON.parse(fs.readFileSync(stackFile(profile), 'utf8'));
+export const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
+export const audit = new AuditChain(store, 'console');
+
+export const account = (username: string) => {
+  const a = stack.accounts.find((x) => x.username === username);
+  if (!a) throw new Error(`no seeded account ${username}`);
+  return a;
+};
+export const seedUser = (username: string) => {
+  const u = stack.directory.users.find((x) => x.username === username);
+  if (!u) throw new Error(`no seeded user ${username}`);
+  return u;
+};
+
+// An authenticator code is accepted once (replay protection), so the tests keep, per operator,
+// the last time step they used in a file shared by all test files of the run.
+const stepsFile = path.join(RUN_DIR, `totp-steps.${profile}.json`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function nextCode(username: string, secret = account(username).totpSecret!): Promise<string> {
+  const used: Record<string, number> = fs.existsSync(stepsFile) ? JSON.parse(fs.readFileSync(stepsFile, 'utf8')) : {};
+  const now = Math.floor(Date.now() / 30000);
+  const step = Math.max(now, (used[username] ?? -1) + 1);
+  if (step > now + 1) await sleep((step - 1) * 30000 - Date.now() + 200); // the verifier accepts one step ahead
+  used[username] = step;
+  fs.writeFileSync(stepsFile, JSON.stringify(used));
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: step * 30000 });
+}
+
+export const newClient = () => new ConsoleClient(stack.consoleUrl);
+
+/** A signed-in client for a seeded operator (password + authenticator code when it has one). */
+export async function signedIn(username: string): Promise<ConsoleClient> {
+  const a = account(username);
+  const c = newClient();
+  const r = await c.login(username, a.password, a.totpSecret ? await nextCode(username) : undefined);
+  if (r.status !== 200) throw new Error(`sign-in of ${username} failed: ${r.status} ${r.text}`);
+  return c;
+}
+
+/** The sequence number of the newest audit row (rows after it belong to the test). */
+export async function auditMark(): Promise<number> {
+  for await (const row of audit.rows({ reverse: true })) return row.seq;
+  return 0;
+}
+export async function auditSince(mark: number): Promise<AuditRow[]> {
+  const rows: AuditRow[] = [];
+  for await (const row of audit.rows({ afterSeq: mark })) rows.push(row);
+  return rows;
+}
