@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { auditView } from '@lib/fleet/audit-view';
+import { fleetHandler } from '@lib/fleet/http';
+import { defineFleetRoute } from '@lib/fleet/route';
+
+const list = defineFleetRoute({
+  method: 'GET',
+  path: '/api/audit',
+  summary: "Audit entries, newest first: all for administrators; a technician's clients plus his own actions",
+  access: 'signed-in',
+  query: z.object({
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    beforeSeq: z.coerce.number().int().min(1).optional(),
+  }),
+  async handle({ rt, access, query }) {
+    return { body: await auditView(rt.audit, access!, query) };
+  },
+});
+
+const verify = defineFleetRoute({
+  method: 'GET',
+  path: '/api/audit/verify',
+  summary: "Whether the fleet plane's audit hash chain verifies; if not, the first bad row (administrators)",
+  access: 'admin',
+  async handle({ rt }) {
+    return { body: await rt.audit.verify() };
+  },
+});
+
+export const routes = [list, verify];
+export const handler = fleetHandler(routes);

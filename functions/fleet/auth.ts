@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { fleetHandler } from '@lib/fleet/http';
+import { localLogin } from '@lib/fleet/local-admin';
+import { defineFleetRoute } from '@lib/fleet/route';
+
+const login = defineFleetRoute({
+  method: 'POST',
+  path: '/api/auth/login',
+  summary: 'Local administrator login (break-glass); answers a short-lived bearer token',
+  access: 'anonymous',
+  body: z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }),
+  async handle({ rt, body, sourceIp, correlationId }) {
+    return { body: await localLogin(rt, body, { sourceIp, correlationId }) };
+  },
+});
+
+const me = defineFleetRoute({
+  method: 'GET',
+  path: '/api/auth/me',
+  summary: 'The caller: { username, method, admin, scope }',
+  access: 'signed-in',
+  async handle({ access }) {
+    const { identity, scope } = access!;
+    return { body: { username: identity.username, method: identity.method, admin: identity.admin, scope } };
+  },
+});
+
+export const routes = [login, me];
+export const handler = fleetHandler(routes);

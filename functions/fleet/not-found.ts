@@ -1,0 +1,5 @@
+import { fleetHandler } from '@lib/fleet/http';
+
+// Catch-all: an unknown route answers 404 { code: not_found } like every other error.
+export const routes = [];
+export const handler = fleetHandler(routes);

@@ -1,0 +1,42 @@
+import { getClient, listClients, type Client } from './clients';
+import { getConsole, type ConsoleRecord } from './consoles';
+import { buildProxies, readSnapshot, type Proxy } from './nodes';
+import type { Addressed, FleetContext } from './route';
+import type { FleetRuntime } from './runtime';
+
+// Resolvers of addressed resources for the guard: each returns the resource and its client
+// (undefined when unknown; the guard answers 404 alike for unknown and out of scope).
+
+export interface NodesView {
+  proxies: Proxy[];
+  byId: Map<string, Proxy>;
+  clusterVersion: string | null;
+  clientNames: Map<string, string>;
+  readAt: string;
+}
+
+/** One cluster read per request, shared by the guard and the handler. */
+export async function nodesView(rt: FleetRuntime): Promise<NodesView> {
+  const [snap, clients] = await Promise.all([readSnapshot(rt.cli), listClients(rt.store)]);
+  const now = Date.now();
+  const { proxies, clusterVersion } = buildProxies(snap, now);
+  return { proxies, byId: new Map(proxies.map((p) => [p.id, p])), clusterVersion, clientNames: new Map(clients.map((c) => [c.code, c.name])), readAt: new Date(now).toISOString() };
+}
+
+export type AddressedNode = { proxy: Proxy; view: NodesView };
+
+export async function nodeResource(ctx: FleetContext<any, any, { id: string }>): Promise<Addressed<AddressedNode> | undefined> {
+  const view = await nodesView(ctx.rt);
+  const proxy = view.byId.get(ctx.params.id);
+  return proxy ? { clientCode: proxy.clientCode, resource: { proxy, view } } : undefined;
+}
+
+export async function clientResource(ctx: FleetContext<any, any, { code: string }>): Promise<Addressed<Client> | undefined> {
+  const client = await getClient(ctx.rt.store, ctx.params.code);
+  return client ? { clientCode: client.code, resource: client } : undefined;
+}
+
+export async function consoleResource(ctx: FleetContext<any, any, { id: string }>): Promise<Addressed<ConsoleRecord> | undefined> {
+  const c = await getConsole(ctx.rt.store, ctx.params.id);
+  return c ? { clientCode: c.clientCode, resource: c } : undefined;
+}
