@@ -4,6 +4,7 @@ import { setAuthenticator } from '../../lib/auth/operators';
 import { isGuid } from '../../lib/directory';
 import { createRuntime } from '../../lib/runtime';
 import { issueSetupToken } from '../../lib/setup';
+import { issueFleetToken } from '../../lib/fleet-status';
 import { queryRecords } from '../../lib/store/records';
 import { createStore } from '../../lib/store';
 
@@ -13,6 +14,7 @@ const USAGE = `usage: npm run admin -- <command>
   setup-token                 issue a setup token while the instance is not configured
   reset-setup --confirm       re-open the setup wizard with a new token (data kept; audited)
   reset-totp <operator>       clear an operator's authenticator (objectGUID or user name; audited)
+  issue-fleet-token           issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)
   verify-audit                verify the audit hash chain
   purge-audit                 apply Audit:RetentionDays now (the purge is audited)`;
 
@@ -46,6 +48,11 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
       await setAuthenticator(rt.store, await rt.masterKey(), ops[0].guid, ops[0].username, undefined);
       await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', actor, reason: 'recovery', target: { id: ops[0].guid, name: ops[0].username } });
       return { code: 0, out: `authenticator of ${ops[0].username} cleared: they enrol again at their next sign-in` };
+    }
+    case 'issue-fleet-token': {
+      const token = await issueFleetToken(rt);
+      await rt.audit.append({ event: 'settings.fleet_token', outcome: 'success', actor, reason: 'issued' });
+      return { code: 0, out: `fleet status token (shown once): ${token}` };
     }
     case 'verify-audit': {
       const v = await rt.audit.verify();
