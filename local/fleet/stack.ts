@@ -48,6 +48,7 @@ export interface FleetStackInfo {
   fleetClients: string[];
   jwksUrl: string;
   lambdaEndpoint: string;
+  dynamodbEndpoint: string;
   tableName: string;
   tctlDir: string;
   tctlLog: string;
@@ -149,6 +150,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     fleetClients: SEED_CLIENTS.map((c) => c.code),
     jwksUrl,
     lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
+    dynamodbEndpoint: opts.dynamodbEndpoint,
     tableName,
     tctlDir,
     tctlLog,

@@ -1,0 +1,111 @@
+import { fleetRoutes } from '../../../functions/fleet/all-routes';
+import { auditRowOf, call, localAdmin, NODE, personaHeaders, stack, tctl, type Persona } from './support';
+
+// The central guard, route by route: every route called as administrator, operator (tech-alice,
+// acme), viewer (tech-bob, acme), out-of-scope technician (tech-carol, initech only) and
+// anonymous. A refusal answers its status and code, is audited auth.forbidden (route, required
+// level, client), and changes nothing: the register, assignments and consoles read the same
+// afterwards and the cluster CLI was never asked to lock or remove anything.
+
+const ACME_CONSOLE = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
+
+type Outcome = { status: number; code?: string; audit?: { reason: string; requiredLevel: string; client: string | null } };
+const ok = (status = 200): Outcome => ({ status });
+const anon: Outcome = { status: 401, code: 'unauthenticated' };
+const adminOnly: Outcome = { status: 403, code: 'admin_required', audit: { reason: 'admin_required', requiredLevel: 'admin', client: null } };
+const hidden = (level: string): Outcome => ({ status: 404, code: 'not_found', audit: { reason: 'out_of_scope', requiredLevel: level, client: 'acme' } });
+const tooLow = (level: string): Outcome => ({ status: 403, code: 'insufficient_level', audit: { reason: 'insufficient_level', requiredLevel: level, client: 'acme' } });
+
+interface Row {
+  route: string; // "METHOD /template" as the route declares it
+  path: string;
+  body?: unknown;
+  expect: Record<Exclude<Persona, 'admin'>, Outcome>;
+  /** the administrator's call, on a disposable target where the route changes something */
+  admin: { path?: string; body?: unknown; status: number };
+}
+
+const signedIn = { operator: ok(), viewer: ok(), outsider: ok(), anonymous: anon };
+const adminRoute = { operator: adminOnly, viewer: adminOnly, outsider: adminOnly, anonymous: anon };
+
+const TABLE: Row[] = [
+  { route: 'GET /health/live', path: '/health/live', expect: { operator: ok(), viewer: ok(), outsider: ok(), anonymous: ok() }, admin: { status: 200 } },
+  { route: 'GET /api/auth/me', path: '/api/auth/me', expect: signedIn, admin: { status: 200 } },
+  { route: 'GET /api/technicians', path: '/api/technicians', expect: adminRoute, admin: { status: 200 } },
+  { route: 'PUT /api/technicians', path: '/api/technicians', body: { username: 'tech-alice', clients: [{ code: 'globex', level: 'operator' }] }, expect: adminRoute, admin: { body: { username: 'guard-temp', clients: [{ code: 'initech', level: 'viewer' }] }, status: 201 } },
+  { route: 'DELETE /api/technicians/{username}', path: '/api/technicians/tech-bob', expect: adminRoute, admin: { path: '/api/technicians/guard-temp', status: 204 } },
+  { route: 'GET /api/clients', path: '/api/clients', expect: signedIn, admin: { status: 200 } },
+  { route: 'POST /api/clients', path: '/api/clients', body: { code: 'rogue', name: 'Rogue' }, expect: adminRoute, admin: { body: { code: 'guard-temp', name: 'Guard temp' }, status: 201 } },
+  { route: 'GET /api/clients/{code}', path: '/api/clients/acme', expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'PUT /api/clients/{code}', path: '/api/clients/acme', body: { notes: 'Two gateways in Lyon' }, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'DELETE /api/clients/{code}', path: '/api/clients/acme', expect: adminRoute, admin: { path: '/api/clients/guard-temp', status: 204 } },
+  { route: 'GET /api/consoles', path: '/api/consoles', expect: signedIn, admin: { status: 200 } },
+  { route: 'POST /api/consoles', path: '/api/consoles', body: { clientCode: 'acme', url: 'https://evil.example', token: 'x'.repeat(32) }, expect: adminRoute, admin: { body: { clientCode: 'initech', url: 'https://initech-hdc.clients.example', token: 'guard-temp-token-0123456789' }, status: 201 } },
+  { route: 'GET /api/consoles/{id}', path: `/api/consoles/${ACME_CONSOLE}`, expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'PUT /api/consoles/{id}', path: `/api/consoles/${ACME_CONSOLE}`, body: { token: 'rotated-token-0123456789abcdef' }, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'DELETE /api/consoles/{id}', path: `/api/consoles/${ACME_CONSOLE}`, expect: adminRoute, admin: { path: '/api/consoles/{created}', status: 204 } },
+  { route: 'GET /api/audit', path: '/api/audit', expect: signedIn, admin: { status: 200 } },
+  { route: 'GET /api/audit/verify', path: '/api/audit/verify', expect: adminRoute, admin: { status: 200 } },
+  { route: 'GET /api/nodes', path: '/api/nodes', expect: signedIn, admin: { status: 200 } },
+  { route: 'GET /api/nodes/inventory', path: '/api/nodes/inventory', expect: signedIn, admin: { status: 200 } },
+  { route: 'GET /api/nodes/{id}', path: `/api/nodes/${NODE.acmeGw01}`, expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'POST /api/nodes/{id}/lock', path: `/api/nodes/${NODE.acmeGw01}/lock`, body: { duration: 1 }, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'POST /api/nodes/{id}/unlock', path: `/api/nodes/${NODE.acmeGw01}/unlock`, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'GET /api/access/gateways', path: '/api/access/gateways', expect: signedIn, admin: { status: 200 } },
+  { route: 'GET /api/access/autoupdate', path: '/api/access/autoupdate', expect: signedIn, admin: { status: 200 } },
+];
+// The local login is anonymous by design (it is how the administrator signs in): tests in auth.test.ts.
+const ANONYMOUS_BY_DESIGN = ['POST /api/auth/login'];
+
+const METHOD = (route: string) => route.split(' ')[0];
+
+async function state() {
+  const token = await localAdmin();
+  const [clients, technicians, consoles] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles'].map((p) => call('GET', p, { token })));
+  return { clients: clients.body, technicians: technicians.body, consoles: consoles.body };
+}
+
+beforeAll(() => tctl.reset());
+
+it('covers every route the fleet plane declares', () => {
+  const declared = Object.values(fleetRoutes)
+    .flat()
+    .map((r) => `${r.method} ${r.path}`)
+    .filter((r) => !ANONYMOUS_BY_DESIGN.includes(r))
+    .sort();
+  expect(TABLE.map((r) => r.route).sort()).toEqual(declared);
+});
+
+describe.each(['anonymous', 'outsider', 'viewer', 'operator'] as const)('as %s', (persona) => {
+  it.each(TABLE.map((r) => [r.route, r] as const))('%s', async (_name, row) => {
+    const expected = row.expect[persona];
+    const before = await state();
+    const mark = tctl.mark();
+    const r = await call(METHOD(row.route), row.path, { ...(await personaHeaders(persona)), body: row.body });
+    expect({ status: r.status, code: r.body?.code }).toEqual({ status: expected.status, code: expected.code ?? r.body?.code });
+    const row_ = await auditRowOf(r.correlationId);
+    if (expected.audit) {
+      expect(row_).toMatchObject({ event: 'auth.forbidden', outcome: 'denied', reason: expected.audit.reason, details: { route: row.route, requiredLevel: expected.audit.requiredLevel, client: expected.audit.client } });
+      expect(row_.actor.name).toBe({ operator: 'tech-alice', viewer: 'tech-bob', outsider: 'tech-carol' }[persona as 'operator']);
+      if (expected.audit.client) expect(row_.client).toBe(expected.audit.client);
+    }
+    if (expected.status >= 400) {
+      if (!expected.audit) expect(row_).toBeUndefined(); // anonymous calls are not audited (docs/decisions-fleet.md)
+      expect(await state()).toEqual(before);
+      // never reached the cluster CLI with a change
+      expect(tctl.commandsSince(mark).filter((c) => c[0] === 'lock' || c[0] === 'rm')).toEqual([]);
+    }
+  });
+});
+
+describe('as administrator', () => {
+  let createdConsole = '';
+  it.each(TABLE.map((r) => [r.route, r] as const))('%s', async (_name, row) => {
+    let path = row.admin.path ?? row.path;
+    if (path.includes('{created}')) path = path.replace('{created}', createdConsole);
+    const r = await call(METHOD(row.route), path, { ...(await personaHeaders('admin')), body: row.admin.body ?? row.body });
+    expect(r.status).toBe(row.admin.status);
+    if (row.route === 'POST /api/consoles') createdConsole = r.body.id;
+    expect((await auditRowOf(r.correlationId))?.event).not.toBe('auth.forbidden');
+  });
+});

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { mintToken } from '../../../local/fleet/issuer';
+import { commandOf, readCommandLog, resetFakeTctl, setFakeTctlControl, type FakeTctlControl } from '../../../local/fleet/fake-tctl';
+import type { FleetStackInfo } from '../../../local/fleet/stack';
+
+// The running fleet stack: FLEET_STACK_FILE, else `fleet` in the test stack file, else the file
+// local/fleet/stack.ts writes for the test profile.
+export function fleetStack(): FleetStackInfo {
+  const root = path.resolve(__dirname, '../../..');
+  if (process.env.FLEET_STACK_FILE) return JSON.parse(fs.readFileSync(process.env.FLEET_STACK_FILE, 'utf8'));
+  const stackFile = path.join(root, 'local/.run', process.env.HDC_STACK_PROFILE === 'dev' ? 'stack.json' : 'stack.test.json');
+  if (fs.existsSync(stackFile)) {
+    const s = JSON.parse(fs.readFileSync(stackFile, 'utf8'));
+    if (s.fleet) return { ...s.fleet, fleetUrl: s.fleetUrl ?? s.fleet.fleetUrl, fleetAdmin: s.fleetAdmin ?? s.fleet.fleetAdmin };
+  }
+  return JSON.parse(fs.readFileSync(path.join(root, 'local/.run/fleet-test/fleet.json'), 'utf8'));
+}
+
+export const stack = fleetStack();
+
+// Node ids of the fixture scenario (../shared/reference/teleport/README.md)
+export const NODE = {
+  master: '0b6f3a9d-1e24-4c75-8d0f-92a6e3b4c5d7',
+  acmeGw01: '3f9c2b7e-5d41-4c8a-9a1e-7b2d6c0f8e13',
+  acmeGw02: '8a1d4e62-7bc3-4f0e-a5d9-0e6b1c37f2a4',
+  globexGw01: 'c27e9f05-64a8-4b1d-9e3c-5f0a7d28b6e1',
+  globexGw02: 'd41a7c93-0f6e-4b2a-8c55-3e9b17a0d6f2',
+  lab: '5e8d2c14-a3f7-4b96-b0e2-7c91d45f6a38',
+};
+
+export interface Reply {
+  status: number;
+  body: any;
+  text: string;
+  headers: http.IncomingHttpHeaders;
+  correlationId: string;
+}
+
+/** A real HTTP call to the fleet plane; `from` picks the loopback source address (rate limits). */
+export function call(method: string, urlPath: string, opts: { token?: string; assertion?: string; body?: unknown; headers?: Record<string, string>; from?: string } = {}): Promise<Reply> {
+  const url = new URL(urlPath, stack.fleetUrl);
+  const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (['POST', 'PUT', 'DELETE'].includes(method) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.assertion) headers['teleport-jwt-assertion'] = opts.assertion;
+  if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress: opts.from }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: any = undefined;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, body, text, headers: res.headers, correlationId: String(res.headers['x-correlation-id'] ?? '') });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+let adminToken: Promise<string> | undefined;
+/** The local administrator's token (one login per test file). */
+export function localAdmin(): Promise<string> {
+  return (adminToken ??= call('POST', '/api/auth/login', { body: stack.fleetAdmin }).then((r) => {
+    if (r.status !== 200) throw new Error(`local admin login failed: ${r.status} ${r.text}`);
+    return r.body.token as string;
+  }));
+}
+
+export type Persona = 'admin' | 'operator' | 'viewer' | 'outsider' | 'anonymous';
+
+/** Seeded personas: tech-alice operates acme; tech-bob views acme and globex; tech-carol only initech. */
+export async function personaHeaders(p: Persona): Promise<{ token?: string; assertion?: string }> {
+  switch (p) {
+    case 'admin':
+      return { assertion: await mintToken('msp-admin', ['fleet-admin']) };
+    case 'operator':
+      return { assertion: await mintToken('tech-alice', ['fleet-technician']) };
+    case 'viewer':
+      return { assertion: await mintToken('tech-bob', ['fleet-technician']) };
+    case 'outsider':
+      return { assertion: await mintToken('tech-carol', ['fleet-technician', 'fleet-client-initech']) };
+    case 'anonymous':
+      return {};
+  }
+}
+
+export async function auditRows(limit = 50): Promise<any[]> {
+  const r = await call('GET', `/api/audit?limit=${limit}`, { token: await localAdmin() });
+  if (r.status !== 200) throw new Error(`audit read failed: ${r.status}`);
+  return r.body.entries;
+}
+
+export async function auditRowOf(correlationId: string): Promise<any | undefined> {
+  return (await auditRows(100)).find((r) => r.correlationId === correlationId);
+}
+
+export const tctl = {
+  reset: () => {
+    resetFakeTctl(stack.tctlDir);
+    setFakeTctlControl(stack.tctlDir, {});
+  },
+  control: (c: FakeTctlControl) => setFakeTctlControl(stack.tctlDir, c),
+  mark: () => readCommandLog(stack.tctlLog).length,
+  commandsSince: (mark: number) => readCommandLog(stack.tctlLog).slice(mark).map(commandOf),
+  writeFixture: (file: string, items: unknown) => fs.writeFileSync(path.join(stack.tctlDir, file), JSON.stringify(items, null, 4) + '\n'),
+  readFixture: (file: string) => JSON.parse(fs.readFileSync(path.join(stack.tctlDir, file), 'utf8')),
+};
