@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildProxies, kindOf, networkStatus, versionState, type ClusterSnapshot } from '../../../lib/fleet/nodes';
+import { listNodes, connectUrl } from '../../../lib/fleet/node-list';
+import { lockRefusal } from '../../../lib/fleet/locks';
+
+// The fixture scenario of ../shared/reference/teleport/README.md, at its "now".
+const FIX = path.resolve(__dirname, '../../../local/fleet/fixtures');
+const read = (f: string) => JSON.parse(fs.readFileSync(path.join(FIX, f), 'utf8'));
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+const snap: ClusterSnapshot = {
+  instances: read('inventory_ls.json'),
+  nodes: read('nodes.json'),
+  desktopServices: read('windows_desktop_service.json'),
+  desktops: read('windows_desktops.json'),
+  locks: read('locks.json'),
+};
+const byHost = () => new Map(buildProxies(snap, NOW).proxies.map((p) => [p.hostname, p]));
+
+describe('proxies from the cluster CLI fixtures', () => {
+  it('gives each agent the status of the scenario table', () => {
+    const p = byHost();
+    expect([...p.keys()].sort()).toEqual(['acme-gw01', 'acme-gw02', 'globex-gw01', 'globex-gw02', 'lab-agent01', 'teleport-main']);
+    expect(p.get('teleport-main')).toMatchObject({ status: 'online', kind: 'auth', clientCode: null, locked: false }); // future date = recent
+    expect(p.get('acme-gw01')).toMatchObject({ status: 'online', clientCode: 'acme', locked: false, windowsServers: 2 }); // its lock expired
+    expect(p.get('acme-gw02')).toMatchObject({ status: 'locked', networkStatus: 'slow', clientCode: 'acme', updateNeeded: true, windowsServers: 1 });
+    expect(p.get('acme-gw02')!.locks.map((l) => l.name).sort()).toEqual(['7d3e1b5a-9c42-4f08-b6d1-25e8a0c94f17', 'acme-gw02-decommission']);
+    expect(p.get('globex-gw01')).toMatchObject({ status: 'online', clientCode: 'globex', updateNeeded: true, incompatible: false, kind: 'gateway' });
+    expect(p.get('globex-gw02')).toMatchObject({ status: 'unreachable', kind: 'gateway', updateNeeded: true, incompatible: true });
+    expect(p.get('lab-agent01')).toMatchObject({ status: 'unreachable', kind: 'ssh', lastSeen: null, clientCode: null });
+  });
+  it('takes the cluster version from the Auth service and ignores user locks', () => {
+    const { clusterVersion, proxies } = buildProxies(snap, NOW);
+    expect(clusterVersion).toBe('18.4.2');
+    expect(proxies.flatMap((p) => p.locks).some((l) => l.name === 'b9f4d216-0a7e-4c35-8e1b-53d6c2a90f8e')).toBe(false);
+  });
+  it('skips malformed items instead of failing (the CLI JSON faces the outside)', () => {
+    const junk: unknown[] = [null, 1, 'x', [], {}, { metadata: 'x' }, { metadata: { name: 5 } }, { metadata: { name: 'a' }, spec: null }, { metadata: { name: 'b' }, spec: { services: 'Node', last_seen: 7 } }];
+    const { proxies } = buildProxies({ instances: junk, nodes: junk, desktopServices: junk, desktops: junk, locks: junk }, NOW);
+    expect(proxies.map((p) => p.id)).toEqual(['b']);
+    expect(proxies[0].status).toBe('unreachable');
+  });
+  it('ignores a lock whose expiry cannot be read rather than locking forever', () => {
+    const locks = [{ metadata: { name: 'l' }, spec: { target: { server_id: 'n' }, expires: 'soon' } }];
+    const { proxies } = buildProxies({ instances: [{ metadata: { name: 'n' }, spec: { services: ['Node'] } }], nodes: [], desktopServices: [], desktops: [], locks }, NOW);
+    expect(proxies[0].locked).toBe(false);
+  });
+});
+
+describe('displayed status windows', () => {
+  const ago = (ms: number) => new Date(NOW - ms).toISOString();
+  it.each([
+    [ago(0), 'online'],
+    [ago(5 * 60_000), 'online'],
+    [ago(5 * 60_000 + 1), 'slow'],
+    [ago(20 * 60_000), 'slow'],
+    [ago(20 * 60_000 + 1), 'unreachable'],
+    [new Date(NOW + 3 * 3600_000).toISOString(), 'online'],
+    [null, 'unreachable'],
+    ['yesterday', 'unreachable'],
+    ['', 'unreachable'],
+  ])('%s → %s', (seen, status) => expect(networkStatus(seen, NOW)).toBe(status));
+});
+
+describe('versions', () => {
+  it.each([
+    ['18.4.2', '18.4.2', false, false],
+    ['18.4.1', '18.4.2', true, false],
+    ['17.7.3', '18.4.2', true, false], // one major behind: tolerated
+    ['16.5.12', '18.4.2', true, true], // two behind: incompatible
+    ['18.5.0', '18.4.2', false, true], // ahead: never tolerated
+    ['v18.4.1', '18.4.2', true, false],
+    ['garbage', '18.4.2', false, false],
+    ['18.4.1', null, false, false],
+  ])('agent %s on cluster %s', (agent, cluster, updateNeeded, incompatible) => {
+    expect(versionState(agent, cluster as string | null)).toEqual({ updateNeeded, incompatible });
+  });
+});
+
+describe('kinds and lock refusals', () => {
+  it.each([
+    [['Auth', 'Proxy', 'Node'], 'auth', 'protected_service'],
+    [['Proxy'], 'proxy', 'protected_service'],
+    [['Node', 'WindowsDesktop'], 'gateway', undefined],
+    [['Node'], 'ssh', undefined],
+    [['App'], 'app', undefined],
+    [['Kube'], 'other', 'unsupported_kind'],
+    [['Node', 'Kube'], 'other', 'unsupported_kind'],
+    [[], 'other', 'unsupported_kind'],
+  ])('%j is %s', (services, kind, refusal) => {
+    const k = kindOf(services as string[]);
+    expect(k).toBe(kind);
+    expect(lockRefusal({ services: services as string[], kind: k })).toBe(refusal);
+  });
+});
+
+describe('the proxies table', () => {
+  const { proxies } = buildProxies(snap, NOW);
+  const names = new Map([['acme', 'Acme Industries'], ['globex', 'Globex SA']]);
+  const all = () => true;
+  it('shows client proxies only unless all nodes are asked, and counts what it can show', () => {
+    const out = listNodes(proxies, { all: false }, all, names);
+    expect(out.nodes.map((n) => n.hostname)).toEqual(['acme-gw01', 'acme-gw02', 'globex-gw01', 'globex-gw02']);
+    expect(out.summary).toEqual({ total: 4, online: 2, slow: 0, unreachable: 1, locked: 1, outdated: 3 });
+    expect(listNodes(proxies, { all: true }, all, names).summary.total).toBe(6);
+  });
+  it('never counts a row out of scope', () => {
+    const out = listNodes(proxies, { all: true }, (p) => p.clientCode === 'globex', names);
+    expect(out.nodes.map((n) => n.hostname)).toEqual(['globex-gw01']);
+    expect(out.summary.total).toBe(1);
+  });
+  it.each([
+    ['online', ['acme-gw01', 'globex-gw01']],
+    ['down', ['globex-gw02']],
+    ['locked', ['acme-gw02']],
+    ['outdated', ['acme-gw02', 'globex-gw01', 'globex-gw02']],
+  ] as const)('?status=%s', (status, hosts) => {
+    const out = listNodes(proxies, { all: false, status }, all, names);
+    expect(out.nodes.map((n) => n.hostname)).toEqual(hosts);
+    expect(out.summary.total).toBe(4); // the cards keep describing the table, not the filter
+  });
+  it('searches client name, code or host name, and filters kinds', () => {
+    expect(listNodes(proxies, { all: false, q: 'globex sa' }, all, names).nodes.map((n) => n.hostname)).toEqual(['globex-gw01']);
+    expect(listNodes(proxies, { all: false, q: 'ACME' }, all, names).nodes).toHaveLength(2);
+    expect(listNodes(proxies, { all: true, q: 'lab-' }, all, names).nodes.map((n) => n.hostname)).toEqual(['lab-agent01']);
+    expect(listNodes(proxies, { all: true, kind: 'auth' }, all, names).nodes.map((n) => n.hostname)).toEqual(['teleport-main']);
+  });
+  it('sorts and groups', () => {
+    expect(listNodes(proxies, { all: false, sort: 'desktops', dir: 'desc' }, all, names).nodes[0].hostname).toBe('acme-gw01');
+    expect(listNodes(proxies, { all: false, sort: 'version', dir: 'asc' }, all, names).nodes[0].hostname).toBe('globex-gw02');
+    expect(listNodes(proxies, { all: false, sort: 'status' }, all, names).nodes.map((n) => n.status)).toEqual(['online', 'online', 'unreachable', 'locked']);
+    const g = listNodes(proxies, { all: true, group: 'client' }, all, names).groups!;
+    expect(g.map((x) => [x.clientCode, x.count])).toEqual([['acme', 2], ['globex', 1], [null, 3]]);
+  });
+});
+
+describe('Connect links', () => {
+  it('are hidden while the proxy address or cluster name is unknown or a placeholder', () => {
+    expect(connectUrl('teleport.msp.test:443', 'msp', 'acme-dc01')).toBe('https://teleport.msp.test:443/web/cluster/msp/resources?kinds=windows_desktop&search=acme-dc01');
+    expect(connectUrl(undefined, 'msp', 'x')).toBeNull();
+    expect(connectUrl('teleport.example.com:443', 'msp', 'x')).toBeNull();
+    expect(connectUrl('teleport.msp.test', '<cluster>', 'x')).toBeNull();
+  });
+});
