@@ -14,13 +14,12 @@ export interface ConsoleRuntime {
   store: Store;
   audit: AuditChain;
   masterKey(): Promise<Buffer>;
-  /** Instance settings; re-read at most every 3 s so a change reaches every instance promptly. */
+  /** Instance settings, read fresh (one consistent read): a change holds at once for every function. */
   settings(fresh?: boolean): Promise<InstanceSettings | undefined>;
   /** The directory with the current settings; throws 503 `not_configured` before setup. */
   directory(): Promise<Directory>;
 }
 
-const SETTINGS_TTL_MS = 3000;
 
 export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } = {}): ConsoleRuntime {
   const env = opts.env ?? process.env;
@@ -33,8 +32,7 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
 
   const masterKey = () => loadMasterKey(env);
 
-  async function settings(fresh = false) {
-    if (!fresh && settingsCache && Date.now() - settingsCache.at < SETTINGS_TTL_MS) return settingsCache.value;
+  async function settings(_fresh = true) {
     const rec = await readSettings(store);
     settingsCache = { at: Date.now(), value: rec?.settings, version: rec?.version };
     return rec?.settings;

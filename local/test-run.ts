@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { log, ROOT } from './processes';
+import fs from 'node:fs';
+import { log, ROOT, RUN_DIR } from './processes';
 import { startStack, stopStack } from './stack';
 
 // npm test: unit tests, then the local stack in its test profile (own ports and table, the same
@@ -15,9 +16,16 @@ async function main() {
   const unit = jest(['--selectProjects', 'unit', ...extra]);
   if (unit !== 0) process.exit(unit);
   let code = 1;
+  // sessions and authenticator steps remembered by the tests belong to one run
+  for (const f of ['sessions.test.json', 'totp-steps.test.json']) fs.rmSync(path.join(RUN_DIR, f), { force: true });
   try {
     await startStack({ profile: 'test' });
-    code = jest(['--selectProjects', 'integration', '--runInBand', ...extra], { ...process.env, HDC_STACK_PROFILE: 'test' });
+    code = jest(['--selectProjects', 'integration', '--runInBand', ...extra], {
+      ...process.env,
+      HDC_STACK_PROFILE: 'test',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN', // the audit stream of the tests' own appends
+    });
   } catch (e) {
     console.error(`[hdc] integration stack failed: ${(e as Error).stack}`);
   } finally {

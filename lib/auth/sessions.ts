@@ -21,6 +21,7 @@ export interface SessionData {
   csrfToken: string;
   createdAt: number; // epoch seconds
   lastSeenAt: number;
+  expiresAt: number; // absolute end (epoch seconds), also the item's ttl
   /** absent on an anonymous pre-session (antiforgery before sign-in) */
   operator?: OperatorIdentity;
   stepUpAt?: number; // epoch seconds of the last step-up
@@ -42,8 +43,9 @@ const PK = (id: string) => `SESSION#${sha256Hex(id)}`;
 export async function createSession(store: Store, policy: SessionPolicy, operator?: OperatorIdentity, extra: Partial<SessionData> = {}): Promise<Session> {
   const id = randomToken(32);
   const now = nowSeconds();
-  const data: SessionData = { csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, operator, ...extra };
-  await putRecord(store, PK(id), 'SESSION', data, { expectVersion: 0, ttl: now + (operator ? policy.absoluteSeconds : 3600) });
+  const expiresAt = now + (operator ? policy.absoluteSeconds : 3600);
+  const data: SessionData = { csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, expiresAt, operator, ...extra };
+  await putRecord(store, PK(id), 'SESSION', data, { expectVersion: 0, ttl: expiresAt });
   return { id, version: 1, ...data };
 }
 
@@ -55,20 +57,20 @@ export async function loadSession(store: Store, id: string | undefined, policy: 
   const now = nowSeconds();
   const s = rec.data;
   const idleLimit = s.operator ? policy.idleSeconds : 3600;
-  if (now - s.lastSeenAt > idleLimit || now - s.createdAt > policy.absoluteSeconds) {
+  if (now - s.lastSeenAt > idleLimit || now - s.createdAt > policy.absoluteSeconds || now >= s.expiresAt) {
     await deleteRecord(store, PK(id), 'SESSION');
     return undefined;
   }
   if (now - s.lastSeenAt >= 30) {
     // sliding idle expiry, written at most every 30 s
-    await putRecord(store, PK(id), 'SESSION', { ...s, lastSeenAt: now }, { ttl: rec.ttl });
+    await putRecord(store, PK(id), 'SESSION', { ...s, lastSeenAt: now }, { ttl: s.expiresAt });
   }
   return { id, version: rec.version, ...s };
 }
 
 export async function updateSession(store: Store, session: Session, patch: Partial<SessionData>): Promise<void> {
   const { id, version: _v, ...data } = session;
-  await putRecord(store, PK(id), 'SESSION', { ...data, ...patch }, { ttl: data.createdAt + 36000 * 10 });
+  await putRecord(store, PK(id), 'SESSION', { ...data, ...patch }, { ttl: data.expiresAt });
 }
 
 export async function destroySession(store: Store, id: string): Promise<void> {

@@ -2,7 +2,7 @@ import { account, auditMark, auditSince, nextCode, signedIn } from '../support/s
 
 describe('step-up and the step-up mode', () => {
   it('needs the current mode’s step-up to change the mode, audits each change, and honours the new mode', async () => {
-    const c = await signedIn('op-super');
+    const c = await signedIn('op-super', { fresh: true });
     const a = account('op-super');
 
     // no recent step-up yet: refused, naming the proof to ask for

@@ -41,8 +41,28 @@ export async function nextCode(username: string, secret = account(username).totp
 
 export const newClient = () => new ConsoleClient(stack.consoleUrl);
 
-/** A signed-in client for a seeded operator (password + authenticator code when it has one). */
-export async function signedIn(username: string): Promise<ConsoleClient> {
+const sessionsFile = path.join(RUN_DIR, `sessions.${profile}.json`);
+
+/**
+ * A signed-in client for a seeded operator (password + authenticator code when it has one).
+ * Sessions are reused across test files (an authenticator code is single-use, so each new
+ * sign-in of the same operator may wait for the next 30 s step); `fresh` forces a new one.
+ */
+export async function signedIn(username: string, opts: { fresh?: boolean } = {}): Promise<ConsoleClient> {
+  const saved: Record<string, { cookie: string; csrf: string }> = fs.existsSync(sessionsFile) ? JSON.parse(fs.readFileSync(sessionsFile, 'utf8')) : {};
+  if (!opts.fresh && saved[username]) {
+    const c = newClient();
+    c.setCookie('__Host-hdc', saved[username].cookie);
+    c.csrf = saved[username].csrf;
+    if ((await c.get('/api/auth/me')).status === 200) return c;
+  }
+  const c = await signInNow(username);
+  saved[username] = { cookie: c.cookie('__Host-hdc')!, csrf: c.csrf! };
+  fs.writeFileSync(sessionsFile, JSON.stringify(saved), { mode: 0o600 });
+  return c;
+}
+
+async function signInNow(username: string): Promise<ConsoleClient> {
   const a = account(username);
   const c = newClient();
   const r = await c.login(username, a.password, a.totpSecret ? await nextCode(username) : undefined);

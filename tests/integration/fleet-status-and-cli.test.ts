@@ -1,0 +1,65 @@
+import { runAdminCommand } from '../../functions/admin/cli';
+import { createSession, loadSession, updateSession } from '../../lib/auth/sessions';
+import { auditMark, auditSince, account, newClient, stack, store } from '../support/stack';
+
+const env = { ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName, HDC_MASTER_KEY_FILE: stack.masterKeyFile };
+
+describe('the fleet status endpoint (bearer token)', () => {
+  it('refuses a missing or wrong token, answers the status with the issued one', async () => {
+    const mark = await auditMark();
+    const issued = await runAdminCommand(['issue-fleet-token'], env);
+    expect(issued.code).toBe(0);
+    const token = /hdcf_\S+/.exec(issued.out)![0];
+    expect((await auditSince(mark)).find((r) => r.event === 'settings.fleet_token')).toBeDefined();
+    expect(JSON.stringify(await auditSince(mark))).not.toContain(token);
+
+    const c = newClient();
+    const none = await c.get('/api/fleet/v1/status');
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ code: 'invalid_token' });
+    expect((await c.get('/api/fleet/v1/status', { authorization: 'Bearer hdcf_wrong' })).status).toBe(401);
+    const ok = await c.get('/api/fleet/v1/status', { authorization: `Bearer ${token}` });
+    expect(ok.status).toBe(200);
+    expect(ok.body.instance.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(ok.body.health.status).toBe('healthy');
+    expect(ok.body.audit.chain).toBe('ok');
+    // the auth tests of this run made failed sign-ins
+    expect(ok.body.audit.failedLogins24h).toBeGreaterThan(0);
+    expect(ok.body.directory.dcs.map((d: any) => [d.name, d.state])).toEqual([['dc1', 'up'], ['dc2', 'up']]);
+
+    // a new token replaces the old one
+    const again = await runAdminCommand(['issue-fleet-token'], env);
+    expect((await c.get('/api/fleet/v1/status', { authorization: `Bearer ${token}` })).status).toBe(401);
+    expect((await c.get('/api/fleet/v1/status', { authorization: `Bearer ${/hdcf_\S+/.exec(again.out)![0]}` })).status).toBe(200);
+  });
+});
+
+describe('the admin CLI', () => {
+  it('refuses setup-token on a configured instance and reset-setup without --confirm', async () => {
+    expect((await runAdminCommand(['setup-token'], env)).code).toBe(2);
+    expect((await runAdminCommand(['reset-setup'], env)).code).toBe(2);
+  });
+
+  it('reset-totp clears an authenticator (audited, reason recovery): the operator enrols again', async () => {
+    const mark = await auditMark();
+    const r = await runAdminCommand(['reset-totp', 'op-approver2'], env);
+    expect(r.code).toBe(0);
+    expect((await auditSince(mark)).find((x) => x.event === 'operators.totp_reset')).toMatchObject({ outcome: 'success', reason: 'recovery', target: { name: 'op-approver2' } });
+    const a = account('op-approver2');
+    const login = await newClient().login(a.username, a.password);
+    expect(login.body.code).toBe('totp_enrolment_required');
+    expect((await runAdminCommand(['reset-totp', 'nobody'], env)).code).toBe(2);
+  });
+});
+
+describe('session expiry', () => {
+  it('ends a session idle for longer than Session:IdleTimeout', async () => {
+    const policy = { idleSeconds: 1800, absoluteSeconds: 36000 };
+    const s = await createSession(store, policy, { guid: '00000000-0000-0000-0000-000000000001', dn: 'CN=x', username: 'x', sid: 'S-1-0', groupSids: [], provider: 'ad', factsAt: Date.now() });
+    await updateSession(store, s, { lastSeenAt: Math.floor(Date.now() / 1000) - 1801 });
+    const c = newClient();
+    c.setCookie('__Host-hdc', s.id);
+    expect((await c.get('/api/auth/me')).status).toBe(401);
+    expect(await loadSession(store, s.id, policy)).toBeUndefined();
+  });
+});
