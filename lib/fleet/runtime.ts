@@ -1,7 +1,8 @@
 import { AuditChain } from '../audit';
 import { loadMasterKey } from '../crypto/master-key';
 import { logger } from '../log';
-import { createStore, type Store } from '../store';
+import type { Store } from '../store';
+import { createFleetStore } from './store';
 import { Tctl, type ClusterCli } from './cluster-cli';
 import { loadFleetConfig, type FleetConfig } from './config';
 import { createJwks, type JwksResolver } from './jwt';
@@ -20,7 +21,7 @@ export function createFleetRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Stor
   const env = opts.env ?? process.env;
   const config = loadFleetConfig(env);
   if (!config.ACCESS_JWT_JWKS_URL) logger.warn('ACCESS_JWT_JWKS_URL is not set: access-platform sign-in is off, only the local administrator can sign in');
-  const store = opts.store ?? createStore({ endpoint: config.DYNAMODB_ENDPOINT, tableName: config.FLEET_TABLE });
+  const store = opts.store ?? createFleetStore({ endpoint: config.DYNAMODB_ENDPOINT, tableName: config.FLEET_TABLE });
   return {
     config,
     store,

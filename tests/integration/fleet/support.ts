@@ -18,6 +18,9 @@ export function fleetStack(): FleetStackInfo {
   return JSON.parse(fs.readFileSync(path.join(root, 'local/.run/fleet-test/fleet.json'), 'utf8'));
 }
 
+// first calls pay serverless-offline cold starts and scrypt
+jest.setTimeout(60000);
+
 export const stack = fleetStack();
 
 // Node ids of the fixture scenario (../shared/reference/teleport/README.md)
