@@ -6,6 +6,7 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createStore, ensureTable } from '../lib/store';
 import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
 import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
+import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
 
 // The local stack: the two Samba DCs (local/directory), DynamoDB Local, serverless-offline with
 // every console function; then setup and seed data. Every process is stopped by its recorded PID.
@@ -23,6 +24,10 @@ export interface StackInfo {
   accounts: StackAccount[];
   directory: DirectorySeed;
   computers: Array<{ name: string; guid: string; class: string; laps: string }>;
+  fleetUrl: string;
+  fleetAdmin: { username: string; password: string };
+  fleetClients: string[];
+  fleet: FleetStackInfo;
 }
 
 const PORTS = {
@@ -110,6 +115,8 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
 
   const masterKey = Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'base64');
   const accounts = await seedConsole(store, masterKey, consoleUrl, directory);
+  log('fleet plane (serverless.fleet.yml)');
+  const fleet = await startFleet({ profile: opts.profile, dynamodbEndpoint, masterKeyFile: keyFile });
   const info: StackInfo = {
     consoleUrl,
     lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
@@ -119,12 +126,17 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     accounts,
     directory,
     computers: directory.computers.map(({ name, guid, class: cls, laps }) => ({ name, guid, class: cls, laps })),
+    fleetUrl: fleet.fleetUrl,
+    fleetAdmin: fleet.fleetAdmin,
+    fleetClients: fleet.fleetClients,
+    fleet,
   };
   fs.writeFileSync(stackFile(opts.profile), JSON.stringify(info, null, 2), { mode: 0o600 });
   return info;
 }
 
 export async function stopStack(profile: 'dev' | 'test', opts: { directory?: boolean } = {}) {
+  await stopFleet(profile);
   await stopRecorded(`${profile}-offline`);
   await stopRecorded(`${profile}-dynamodb`);
   if (opts.directory !== false) {

@@ -2,6 +2,7 @@ import { log } from './processes';
 import { startStack, stackFile, stopStack } from './stack';
 
 // npm start: the whole local stack, seeded; Ctrl-C stops everything it started.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 async function main() {
   const t0 = Date.now();
   let stopping = false;
@@ -19,6 +20,8 @@ async function main() {
     log(`up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     console.log(`
   Console API      ${info.consoleUrl}   (health: ${info.consoleUrl}/health/ready, API description: ${info.consoleUrl}/openapi/v1.json)
+  Fleet plane      ${info.fleetUrl}   (local administrator ${info.fleetAdmin.username} / ${info.fleetAdmin.password}; clients ${info.fleetClients.join(', ')};
+                   access-platform token: npm run -s fleet:token -- <user> <role>...)
   DynamoDB Local   ${info.dynamodbEndpoint}   table ${info.tableName}
   Directory        ${info.directory.dcs.map((d) => `${d.name} ${d.url}`).join(', ')}   (domain ${info.directory.domain})
   Stack file       ${stackFile('dev')}
