@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setAuthenticator } from '../../lib/auth/operators';
+import { importRoles } from '../../lib/authz/import-roles';
 import { isGuid } from '../../lib/directory';
 import { createRuntime } from '../../lib/runtime';
 import { issueSetupToken } from '../../lib/setup';
 import { issueFleetToken } from '../../lib/fleet-status';
+import { isApiError } from '../../lib/errors';
 import { queryRecords } from '../../lib/store/records';
 import { createStore } from '../../lib/store';
 
@@ -16,7 +19,11 @@ const USAGE = `usage: npm run admin -- <command>
   reset-totp <operator>       clear an operator's authenticator (objectGUID or user name; audited)
   issue-fleet-token           issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)
   verify-audit                verify the audit hash chain
-  purge-audit                 apply Audit:RetentionDays now (the purge is audited)`;
+  purge-audit                 apply Audit:RetentionDays now (the purge is audited)
+  import-roles <file> [--replace]
+                              import roles from JSON { "roles": [{ "id", "name", "permissions" }] },
+                              all or nothing, with the role editor's rules; --replace also deletes
+                              the custom roles not in the file (refused if a delegation uses one)`;
 
 function environment(): NodeJS.ProcessEnv {
   const stackFile = path.resolve(__dirname, '../../local/.run/stack.json');
@@ -61,6 +68,24 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
     case 'purge-audit': {
       const n = await rt.audit.purge(rt.config.Audit.RetentionDays, actor);
       return { code: 0, out: `${n} audit rows purged (Audit:RetentionDays=${rt.config.Audit.RetentionDays})` };
+    }
+    case 'import-roles': {
+      const file = args.find((a) => !a.startsWith('--'));
+      const unknownFlag = args.find((a) => a.startsWith('--') && a !== '--replace');
+      if (!file || unknownFlag) return { code: 2, out: USAGE };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+      } catch (e) {
+        return { code: 2, out: `cannot read ${file} as JSON: ${(e as NodeJS.ErrnoException).code ?? 'invalid JSON'}` };
+      }
+      try {
+        const s = await importRoles({ rt, actor, correlationId: randomUUID() }, parsed, { replace: args.includes('--replace') });
+        return { code: 0, out: `roles imported: ${JSON.stringify(s)}` };
+      } catch (e) {
+        if (isApiError(e)) return { code: 1, out: `import refused, nothing changed: ${JSON.stringify(e.body())}` };
+        throw e;
+      }
     }
     default:
       return { code: 2, out: USAGE };

@@ -1,8 +1,9 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { ApiError } from '../errors';
+import { badRequest, conflict, forbidden } from '../errors';
 import type { ManagedOu, InstanceSettings } from '../setup/settings';
-import type { Store } from '../store';
-import { getRecord, putRecord, queryRecords } from '../store/records';
+import { isConditionFailed, type Store } from '../store';
+import { getRecord, queryRecords, type Rec } from '../store/records';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE, type Permission } from './permissions';
 
 // Roles hold permission codes; a delegation is a role plus a scope of managed OUs, assigned to
@@ -25,41 +26,173 @@ export interface Delegation {
   assignees: Assignee[];
 }
 
+/** Ids of roles and delegations: lower-case letters, digits and hyphens (they sit in URLs). */
+export const ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
 export const roleSchema = z.object({
-  id: z.string().regex(/^[a-z0-9-]{1,64}$/),
+  id: z.string().regex(ID_PATTERN),
   name: z.string().trim().min(1).max(100),
-  permissions: z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length),
+  permissions: z.array(z.string().max(100)).max(100),
 });
 
-const LAPS = ['computers.laps.read', 'computers.laps.expire'];
+/**
+ * Permissions that need another one in the same role (console spec: a LAPS permission needs
+ * `computers.read`; Moves, renames and groups: "Delegation must also hold"). The error code is
+ * `<required code with _>_required`, e.g. `computers_read_required`.
+ */
+export const REQUIRES: Partial<Record<Permission, Permission>> = {
+  'computers.laps.read': 'computers.read',
+  'computers.laps.expire': 'computers.read',
+  'users.move': 'users.read',
+  'users.rename': 'users.read',
+  'users.rename.login': 'users.rename',
+  'groups.create': 'groups.read',
+  'groups.attributes.write': 'groups.read',
+  'groups.delete': 'groups.read',
+  'groups.owned.members.write': 'groups.read',
+};
 
-/** Role editor rules (console spec: a LAPS permission needs computers.read). */
+const KNOWN = new Set<string>(PERMISSIONS);
+export const isBuiltInRoleId = (id: string) => id === SUPER_ADMINISTRATOR_ROLE.id;
+
+/**
+ * The role editor's rules, pure: the built-in role is read-only, every code is known, every
+ * prerequisite is in the role; a custom role named 'Super administrator' gets ' (custom)'.
+ * Permissions come back deduplicated in the spec's order.
+ */
 export function validateRole(input: unknown): Role {
-  const role = roleSchema.parse(input);
-  const perms = new Set(role.permissions);
-  if (role.permissions.some((p) => LAPS.includes(p)) && !perms.has('computers.read')) {
-    throw new ApiError(400, 'computers_read_required');
+  const parsed = roleSchema.safeParse(input);
+  if (!parsed.success) {
+    const idIssue = parsed.error.issues.some((i) => i.path[0] === 'id');
+    throw badRequest(idIssue ? 'invalid_id' : 'validation_failed', { errors: parsed.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
   }
-  if (role.id === SUPER_ADMINISTRATOR_ROLE.id) throw new ApiError(400, 'role_read_only');
-  // a custom role may not pass for the built-in one
-  if (role.name.trim().toLowerCase() === SUPER_ADMINISTRATOR_ROLE.name.toLowerCase()) role.name = `${role.name.trim()} (custom)`;
-  return { ...role, permissions: [...perms] };
+  const role = parsed.data;
+  if (isBuiltInRoleId(role.id)) throw forbidden('role_read_only', { role: role.id });
+  const unknown = [...new Set(role.permissions.filter((p) => !KNOWN.has(p)))];
+  if (unknown.length) throw badRequest('unknown_permission', { permissions: unknown });
+  const perms = new Set(role.permissions as Permission[]);
+  for (const p of PERMISSIONS) {
+    const needs = REQUIRES[p];
+    if (perms.has(p) && needs && !perms.has(needs)) throw badRequest(`${needs.replace(/\./g, '_')}_required`, { permission: p, requires: needs });
+  }
+  // a custom role may not pass for the built-in one (console spec, Versioning 4)
+  const name = role.name.toLowerCase() === SUPER_ADMINISTRATOR_ROLE.name.toLowerCase() ? `${role.name} (custom)` : role.name;
+  return { id: role.id, name, permissions: PERMISSIONS.filter((p) => perms.has(p)) };
 }
 
+// ---- storage: every write to roles and delegations moves one revision item in the same
+// transaction, so a change is validated against the state it replaces (no delegation ever names
+// a deleted role, no two roles share a name) and concurrent administrators never lose an update.
+
+const ROLES = 'ROLES';
+const DELEGATIONS = 'DELEGATIONS';
+const REVISION = { pk: 'AUTHZ', sk: 'REVISION' };
+
+export interface AuthzState {
+  revision: number;
+  roles: Map<string, Rec<Role>>;
+  delegations: Map<string, Rec<Delegation>>;
+}
+
+export type AuthzWrite =
+  | { put: 'role'; value: Role; version: number }
+  | { put: 'delegation'; value: Delegation; version: number }
+  | { delete: 'role' | 'delegation'; id: string };
+
+/** Roles and delegations as of one revision (read the revision first: a later commit moves it). */
+export async function readAuthzState(store: Store): Promise<AuthzState> {
+  const revision = (await getRecord<unknown>(store, REVISION.pk, REVISION.sk))?.version ?? 0;
+  const [roles, delegations] = await Promise.all([queryRecords<Role>(store, ROLES), queryRecords<Delegation>(store, DELEGATIONS)]);
+  return {
+    revision,
+    roles: new Map(roles.map((r) => [r.sk, { data: r.data, version: r.version }])),
+    delegations: new Map(delegations.map((d) => [d.sk, { data: d.data, version: d.version }])),
+  };
+}
+
+/** DynamoDB allows 100 actions per transaction; one is the revision. */
+export const MAX_WRITES_PER_CHANGE = 99;
+
+/** Commit writes made against `revision`; false when another change committed first. */
+export async function commitAuthz(store: Store, revision: number, writes: AuthzWrite[]): Promise<boolean> {
+  if (writes.length > MAX_WRITES_PER_CHANGE) throw badRequest('too_many_changes', { max: MAX_WRITES_PER_CHANGE });
+  const TableName = store.tableName;
+  const items = writes.map((w) => {
+    if ('put' in w) {
+      const pk = w.put === 'role' ? ROLES : DELEGATIONS;
+      return { Put: { TableName, Item: { pk, sk: w.value.id, _et: 'Record', data: w.value, version: w.version + 1 } } };
+    }
+    return { Delete: { TableName, Key: { pk: w.delete === 'role' ? ROLES : DELEGATIONS, sk: w.id } } };
+  });
+  try {
+    await store.documentClient.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName,
+              Item: { ...REVISION, _et: 'Record', data: {}, version: revision + 1 },
+              ConditionExpression: revision === 0 ? 'attribute_not_exists(pk)' : 'version = :r',
+              ...(revision === 0 ? {} : { ExpressionAttributeValues: { ':r': revision } }),
+            },
+          },
+          ...items,
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * Read, decide, commit; again from a fresh read when another change won the race (a few times,
+ * then 409 `authz_changed_concurrently`). `decide` throws ApiError to refuse.
+ */
+export async function changeAuthz<T>(store: Store, decide: (s: AuthzState) => { writes: AuthzWrite[]; result: T }): Promise<T> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const state = await readAuthzState(store);
+    const { writes, result } = decide(state);
+    if (!writes.length || (await commitAuthz(store, state.revision, writes))) return result;
+  }
+  throw conflict('authz_changed_concurrently');
+}
+
+/** The rules a role's save or delete must hold against the current state. */
+export function checkRoleName(state: AuthzState, role: Role) {
+  for (const [id, r] of state.roles) {
+    if (id !== role.id && r.data.name.toLowerCase() === role.name.toLowerCase()) throw conflict('role_name_taken', { name: role.name, role: id });
+  }
+}
+export function delegationsUsing(state: AuthzState, roleId: string): string[] {
+  return [...state.delegations.values()].filter((d) => d.data.roleId === roleId).map((d) => d.data.id).sort();
+}
+
+/** Store a role (seed data, no audit); the same rules as the routes. */
 export async function putRole(store: Store, role: Role) {
-  await putRecord(store, 'ROLES', role.id, validateRole(role));
+  const valid = validateRole(role);
+  await changeAuthz(store, (s) => {
+    checkRoleName(s, valid);
+    return { writes: [{ put: 'role', value: valid, version: s.roles.get(valid.id)?.version ?? 0 }], result: undefined };
+  });
 }
 export async function listRoles(store: Store): Promise<Role[]> {
-  return (await queryRecords<Role>(store, 'ROLES')).map((r) => r.data);
+  return (await queryRecords<Role>(store, ROLES)).map((r) => r.data);
 }
+/** Store a delegation whose scope and assignees are already resolved (seed data, no audit). */
 export async function putDelegation(store: Store, d: Delegation) {
-  await putRecord(store, 'DELEGATIONS', d.id, d);
+  await changeAuthz(store, (s) => {
+    if (!s.roles.has(d.roleId)) throw badRequest('role_not_found', { roleId: d.roleId });
+    return { writes: [{ put: 'delegation', value: d, version: s.delegations.get(d.id)?.version ?? 0 }], result: undefined };
+  });
 }
 export async function listDelegations(store: Store): Promise<Delegation[]> {
-  return (await queryRecords<Delegation>(store, 'DELEGATIONS')).map((r) => r.data);
+  return (await queryRecords<Delegation>(store, DELEGATIONS)).map((r) => r.data);
 }
 export async function getRole(store: Store, id: string) {
-  return (await getRecord<Role>(store, 'ROLES', id))?.data;
+  return (await getRecord<Role>(store, ROLES, id))?.data;
 }
 
 export interface OperatorRights {

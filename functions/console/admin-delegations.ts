@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { adminContext, deleteDelegation, listDelegationsView, saveDelegation } from '@lib/authz/admin';
+import { consoleHandler } from '@lib/http/lambda';
+import { defineRoute } from '@lib/http/route';
+
+// Delegations: a role, a scope of managed OUs, assigned to directory users or groups.
+const idParams = z.object({ id: z.string().min(1).max(200) });
+const ref = z.string().trim().min(1).max(1024);
+
+const list = defineRoute({
+  method: 'GET',
+  path: '/api/admin/delegations',
+  summary: 'Delegations with their resolved scope OUs and assignees',
+  access: 'operator',
+  permission: 'settings.manage',
+  async handle({ rt }) {
+    return { body: await listDelegationsView(rt) };
+  },
+});
+
+const put = defineRoute({
+  method: 'PUT',
+  path: '/api/admin/delegations/{id}',
+  summary: 'Create or replace a delegation: scope OUs (DN or GUID) inside the managed OUs, assignees (DN, sAMAccountName or GUID); audited delegations.saved',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  params: idParams,
+  body: z.object({
+    roleId: z.string().min(1).max(200),
+    scope: z.array(ref).min(1).max(50),
+    assignees: z.array(ref).min(1).max(100),
+    version: z.number().int().min(0).optional(),
+  }),
+  async handle(ctx) {
+    const out = await saveDelegation(adminContext(ctx), ctx.params.id, ctx.body);
+    return { status: out.created ? 201 : 200, body: { delegation: out.delegation } };
+  },
+});
+
+const remove = defineRoute({
+  method: 'DELETE',
+  path: '/api/admin/delegations/{id}',
+  summary: 'Delete a delegation (audited delegations.deleted)',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  params: idParams,
+  async handle(ctx) {
+    await deleteDelegation(adminContext(ctx), ctx.params.id);
+    return { status: 204 };
+  },
+});
+
+export const routes = [list, put, remove];
+export const handler = consoleHandler(routes);

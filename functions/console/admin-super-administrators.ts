@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { adminContext } from '@lib/authz/admin';
+import { grantSuperAdministrator, listSuperAdministrators, revokeSuperAdministrator } from '@lib/authz/super-administrators';
+import { isGuid } from '@lib/directory/guid';
+import { consoleHandler } from '@lib/http/lambda';
+import { defineRoute } from '@lib/http/route';
+
+// Holders of the built-in Super administrator role; only a Super administrator changes them.
+const list = defineRoute({
+  method: 'GET',
+  path: '/api/admin/super-administrators',
+  summary: 'Holders of the built-in Super administrator role',
+  access: 'operator',
+  permission: 'settings.manage',
+  async handle({ rt }) {
+    return { body: await listSuperAdministrators(rt) };
+  },
+});
+
+const grant = defineRoute({
+  method: 'POST',
+  path: '/api/admin/super-administrators',
+  summary: 'Grant the Super administrator role to a directory user (sAMAccountName or GUID); Super administrators only; audited super_administrator:granted',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  body: z.object({ operator: z.string().trim().min(1).max(256) }),
+  async handle(ctx) {
+    return { status: 201, body: { superAdministrator: await grantSuperAdministrator(adminContext(ctx), ctx.rights, ctx.body.operator) } };
+  },
+});
+
+const revoke = defineRoute({
+  method: 'DELETE',
+  path: '/api/admin/super-administrators/{guid}',
+  summary: 'Revoke the Super administrator role (never the last usable holder); Super administrators only; audited super_administrator:revoked',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  params: z.object({ guid: z.string().refine(isGuid) }),
+  async handle(ctx) {
+    await revokeSuperAdministrator(adminContext(ctx), ctx.rights, ctx.params.guid);
+    return { status: 204 };
+  },
+});
+
+export const routes = [list, grant, revoke];
+export const handler = consoleHandler(routes);

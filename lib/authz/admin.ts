@@ -1,0 +1,201 @@
+import type { AuditActor } from '../audit';
+import type { Directory } from '../directory';
+import { resolvePrincipal } from '../directory/principals';
+import { badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
+import type { RouteContext } from '../http/route';
+import type { ConsoleRuntime } from '../runtime';
+import type { InstanceSettings, ManagedOu } from '../setup/settings';
+import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
+import {
+  changeAuthz,
+  checkRoleName,
+  delegationsUsing,
+  ID_PATTERN,
+  isBuiltInRoleId,
+  readAuthzState,
+  validateRole,
+  type Assignee,
+  type AuthzState,
+  type Delegation,
+} from './rights';
+
+// Administration of roles and delegations (settings.manage + step-up at the route). Every change
+// and every refusal decided here is audited: roles.saved, roles.deleted, delegations.saved,
+// delegations.deleted, with the old and new values.
+
+export interface AdminContext {
+  rt: ConsoleRuntime;
+  actor: AuditActor;
+  correlationId: string;
+}
+
+/** The actor of an admin route: the signed-in operator. */
+export const adminContext = ({ rt, operator, sourceIp, correlationId }: RouteContext): AdminContext => ({
+  rt,
+  actor: { id: operator?.guid, name: operator?.username, provider: operator?.provider, ip: sourceIp },
+  correlationId,
+});
+
+/** Run a change; a refusal it decides is audited under the same event, outcome denied. */
+export async function audited<T>(ctx: AdminContext, event: string, target: { id: string; kind: string }, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (isApiError(e)) {
+      await ctx.rt.audit.append({ event, outcome: 'denied', reason: e.code, actor: ctx.actor, target, correlationId: ctx.correlationId, details: e.details });
+    }
+    throw e;
+  }
+}
+
+const versionConflict = (current: number) => conflict('version_conflict', { currentVersion: current });
+function checkVersion(expected: number | undefined, current: number) {
+  if (expected !== undefined && expected !== current) throw versionConflict(current);
+}
+
+// ---- roles
+
+export const builtInRoleView = () => ({ ...SUPER_ADMINISTRATOR_ROLE, permissions: [...PERMISSIONS], builtIn: true, readOnly: true });
+
+export async function listRolesView(rt: ConsoleRuntime) {
+  const s = await readAuthzState(rt.store);
+  const custom = [...s.roles.values()]
+    .map((r) => ({ ...r.data, builtIn: false, readOnly: false, version: r.version, delegations: delegationsUsing(s, r.data.id) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { roles: [builtInRoleView(), ...custom] };
+}
+
+export interface RoleInput {
+  name: string;
+  permissions: string[];
+  /** the version the editor read (0: create only); absent: last write wins */
+  version?: number;
+}
+
+/** Create or replace a custom role (the role editor's rules, then against the current state). */
+export function saveRole(ctx: AdminContext, id: string, input: RoleInput) {
+  return audited(ctx, 'roles.saved', { id, kind: 'role' }, async () => {
+    if (isBuiltInRoleId(id)) throw forbidden('role_read_only', { role: id });
+    const role = validateRole({ id, name: input.name, permissions: input.permissions });
+    const out = await changeAuthz(ctx.rt.store, (s) => {
+      const current = s.roles.get(id);
+      checkVersion(input.version, current?.version ?? 0);
+      checkRoleName(s, role);
+      const unchanged = current && current.data.name === role.name && sameSet(current.data.permissions, role.permissions);
+      if (unchanged) return { writes: [], result: { old: current.data, version: current.version, changed: false } };
+      return { writes: [{ put: 'role' as const, value: role, version: current?.version ?? 0 }], result: { old: current?.data, version: (current?.version ?? 0) + 1, changed: true } };
+    });
+    if (out.changed) {
+      await ctx.rt.audit.append({
+        event: 'roles.saved',
+        outcome: 'success',
+        actor: ctx.actor,
+        target: { id, name: role.name, kind: 'role' },
+        correlationId: ctx.correlationId,
+        details: { old: out.old ?? null, new: role },
+      });
+    }
+    return { created: !out.old, role: { ...role, builtIn: false, readOnly: false, version: out.version } };
+  });
+}
+
+/** Delete a custom role; the built-in one and a role some delegation uses are refused. */
+export function deleteRole(ctx: AdminContext, id: string) {
+  return audited(ctx, 'roles.deleted', { id, kind: 'role' }, async () => {
+    if (isBuiltInRoleId(id)) throw forbidden('role_read_only', { role: id });
+    const old = await changeAuthz(ctx.rt.store, (s) => {
+      const current = s.roles.get(id);
+      if (!current) throw notFound();
+      const used = delegationsUsing(s, id);
+      if (used.length) throw conflict('role_in_use', { delegations: used });
+      return { writes: [{ delete: 'role' as const, id }], result: current.data };
+    });
+    await ctx.rt.audit.append({ event: 'roles.deleted', outcome: 'success', actor: ctx.actor, target: { id, name: old.name, kind: 'role' }, correlationId: ctx.correlationId, details: { old } });
+  });
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+// ---- delegations
+
+export async function listDelegationsView(rt: ConsoleRuntime) {
+  const s = await readAuthzState(rt.store);
+  return { delegations: [...s.delegations.values()].map((d) => delegationView(s, d.data, d.version)).sort((a, b) => a.id.localeCompare(b.id)) };
+}
+const delegationView = (s: AuthzState, d: Delegation, version: number) => ({ ...d, roleName: s.roles.get(d.roleId)?.data.name ?? null, version });
+
+export interface DelegationInput {
+  roleId: string;
+  /** OU DNs or GUIDs */
+  scope: string[];
+  /** users or groups by DN, sAMAccountName or GUID */
+  assignees: string[];
+  version?: number;
+}
+
+const lower = (s: string) => s.toLowerCase();
+const atOrBelow = (dn: string, ou: string) => lower(dn) === lower(ou) || lower(dn).endsWith(`,${lower(ou)}`);
+
+/** The current DN of a configured OU (followed by GUID; its recorded DN when it cannot be read). */
+const currentDn = async (dir: Directory, ou: ManagedOu) => (await dir.dnOfGuid(ou.guid)) ?? ou.dn;
+
+/**
+ * Each scope OU resolved (an OU strictly below the domain root), inside a managed OU, and not at
+ * or below a Tier 0/1 OU (nothing there is ever manageable); duplicates dropped.
+ */
+export async function resolveScope(dir: Directory, settings: InstanceSettings, refs: string[]): Promise<ManagedOu[]> {
+  const managed = await Promise.all(settings.managedOus.map((o) => currentDn(dir, o)));
+  const tiers = await Promise.all(settings.tierOus.map((o) => currentDn(dir, o)));
+  const out = new Map<string, ManagedOu>();
+  for (const ref of refs) {
+    const ou = await dir.resolveOu(ref.trim());
+    if (!managed.some((m) => atOrBelow(ou.dn, m))) throw badRequest('ou_not_managed', { ou: ou.dn });
+    if (tiers.some((t) => atOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
+    out.set(lower(ou.guid), ou);
+  }
+  return [...out.values()];
+}
+
+/** Each assignee a directory user or a security group, with its GUID and SID; duplicates dropped. */
+export async function resolveAssignees(dir: Directory, refs: string[]): Promise<Assignee[]> {
+  const out = new Map<string, Assignee>();
+  for (const ref of refs) {
+    const p = await resolvePrincipal(dir, ref);
+    if (!p) throw badRequest('assignee_not_found', { assignee: ref });
+    if (p.kind === 'group' && !p.securityGroup) throw badRequest('assignee_not_security_group', { assignee: p.dn });
+    out.set(lower(p.guid), { kind: p.kind, guid: p.guid, sid: p.sid, name: p.name });
+  }
+  return [...out.values()];
+}
+
+export function saveDelegation(ctx: AdminContext, id: string, input: DelegationInput) {
+  return audited(ctx, 'delegations.saved', { id, kind: 'delegation' }, async () => {
+    if (!ID_PATTERN.test(id)) throw badRequest('invalid_id', { id });
+    // the built-in role is given through the Super administrator assignment, never delegated
+    if (isBuiltInRoleId(input.roleId)) throw badRequest('role_not_delegable', { roleId: input.roleId });
+    if (!(await readAuthzState(ctx.rt.store)).roles.has(input.roleId)) throw badRequest('role_not_found', { roleId: input.roleId });
+    const settings = await ctx.rt.settings();
+    if (!settings) throw conflict('not_configured');
+    const dir = await ctx.rt.directory();
+    const d: Delegation = { id, roleId: input.roleId, scope: await resolveScope(dir, settings, input.scope), assignees: await resolveAssignees(dir, input.assignees) };
+    const out = await changeAuthz(ctx.rt.store, (s) => {
+      if (!s.roles.has(d.roleId)) throw badRequest('role_not_found', { roleId: d.roleId });
+      const current = s.delegations.get(id);
+      checkVersion(input.version, current?.version ?? 0);
+      return { writes: [{ put: 'delegation' as const, value: d, version: current?.version ?? 0 }], result: { old: current?.data, version: (current?.version ?? 0) + 1, view: delegationView(s, d, (current?.version ?? 0) + 1) } };
+    });
+    await ctx.rt.audit.append({ event: 'delegations.saved', outcome: 'success', actor: ctx.actor, target: { id, kind: 'delegation' }, correlationId: ctx.correlationId, details: { old: out.old ?? null, new: d } });
+    return { created: !out.old, delegation: out.view };
+  });
+}
+
+export function deleteDelegation(ctx: AdminContext, id: string) {
+  return audited(ctx, 'delegations.deleted', { id, kind: 'delegation' }, async () => {
+    const old = await changeAuthz(ctx.rt.store, (s) => {
+      const current = s.delegations.get(id);
+      if (!current) throw notFound();
+      return { writes: [{ delete: 'delegation' as const, id }], result: current.data };
+    });
+    await ctx.rt.audit.append({ event: 'delegations.deleted', outcome: 'success', actor: ctx.actor, target: { id, kind: 'delegation' }, correlationId: ctx.correlationId, details: { old } });
+  });
+}

@@ -1,0 +1,76 @@
+import type { Entry } from 'ldapts';
+import { escapeFilterValue, guidFilterValue, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
+import type { Directory } from './index';
+
+// Directory users and groups named by an administrator (delegation assignees, Super
+// administrators): given by DN, sAMAccountName (or DOMAIN\name, or a UPN) or objectGUID.
+
+export interface Principal {
+  kind: 'user' | 'group';
+  dn: string;
+  guid: string;
+  sid: string;
+  /** sAMAccountName */
+  name: string;
+  /** groups only: a security group (a distribution group never appears in a token) */
+  securityGroup?: boolean;
+  userAccountControl?: number;
+}
+
+const USER = '(&(objectCategory=person)(objectClass=user))';
+const GROUP = '(objectClass=group)';
+const GROUP_TYPE_SECURITY = 0x80000000;
+
+const first = <T>(v: unknown): T | undefined => (Array.isArray(v) ? (v[0] as T) : (v as T | undefined));
+const looksLikeDn = (s: string) => /^(cn|ou|dc|o)=/i.test(s.trim()) && s.includes('=');
+
+/**
+ * Resolve one reference to a user or a group (as `kinds` allow); undefined when nothing or more
+ * than one object matches. Computers and other objects never resolve.
+ */
+export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array<'user' | 'group'> = ['user', 'group']): Promise<Principal | undefined> {
+  const kindFilter = kinds.length === 2 ? `(|${USER}${GROUP})` : kinds[0] === 'user' ? USER : GROUP;
+  const value = ref.trim();
+  let base = dir.baseDn;
+  let scope: 'base' | 'sub' = 'sub';
+  let filter: string;
+  if (isGuid(value)) filter = `(&${kindFilter}(objectGUID=${guidFilterValue(value)}))`;
+  else if (looksLikeDn(value)) {
+    base = value;
+    scope = 'base';
+    filter = kindFilter;
+  } else {
+    const bare = escapeFilterValue(value.includes('\\') ? value.split('\\').pop()! : value);
+    const byUpn = value.includes('@') ? `(userPrincipalName=${bare})` : '';
+    filter = `(&${kindFilter}(|(sAMAccountName=${bare})${byUpn}))`;
+  }
+  let entries: Entry[];
+  try {
+    entries = (
+      await dir.pool.search(await dir.readCreds(), base, {
+        scope,
+        filter,
+        attributes: ['objectGUID', 'objectSid', 'objectClass', 'sAMAccountName', 'groupType', 'userAccountControl'],
+        explicitBufferAttributes: ['objectGUID', 'objectSid'],
+        max: 2,
+      })
+    ).entries;
+  } catch (e) {
+    const code = (e as { code?: number }).code;
+    if (code === 32 || code === 34) return undefined; // noSuchObject / invalid DN syntax
+    throw e;
+  }
+  if (entries.length !== 1) return undefined;
+  const e = entries[0];
+  const classes = ([] as string[]).concat(e.objectClass as string[]).map((c) => c.toLowerCase());
+  const kind = classes.includes('group') ? 'group' : 'user';
+  const groupType = Number(first<string>(e.groupType) ?? 0);
+  return {
+    kind,
+    dn: e.dn,
+    guid: guidFromBuffer(first<Buffer>(e.objectGUID)!),
+    sid: sidFromBuffer(first<Buffer>(e.objectSid)!),
+    name: String(first<string>(e.sAMAccountName) ?? ''),
+    ...(kind === 'group' ? { securityGroup: (groupType & GROUP_TYPE_SECURITY) !== 0 } : { userAccountControl: Number(first<string>(e.userAccountControl) ?? 0) }),
+  };
+}
