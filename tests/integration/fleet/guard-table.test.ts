@@ -1,5 +1,5 @@
 import { fleetRoutes } from '../../../functions/fleet/all-routes';
-import { auditRowOf, call, localAdmin, NODE, personaHeaders, stack, tctl, type Persona } from './support';
+import { adminAuth, auditRowOf, call, NODE, personaHeaders, stack, tctl, type Persona } from './support';
 
 // The central guard, route by route: every route called as administrator, operator (tech-alice,
 // acme), viewer (tech-bob, acme), out-of-scope technician (tech-carol, initech only) and
@@ -60,8 +60,8 @@ const ANONYMOUS_BY_DESIGN = ['POST /api/auth/login'];
 const METHOD = (route: string) => route.split(' ')[0];
 
 async function state() {
-  const token = await localAdmin();
-  const [clients, technicians, consoles] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles'].map((p) => call('GET', p, { token })));
+  const auth = await adminAuth();
+  const [clients, technicians, consoles] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles'].map((p) => call('GET', p, auth)));
   return { clients: clients.body, technicians: technicians.body, consoles: consoles.body };
 }
 

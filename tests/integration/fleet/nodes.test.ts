@@ -1,4 +1,4 @@
-import { auditRowOf, call, localAdmin, NODE, personaHeaders, tctl } from './support';
+import { adminAuth, auditRowOf, call, NODE, personaHeaders, tctl } from './support';
 
 // Proxies through the fake cluster CLI: statuses, scope, lock/unlock and their audit rows, CLI
 // failures, the inventory CSV.
@@ -144,7 +144,7 @@ describe('GET /api/nodes/inventory', () => {
     expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'nodes.export', outcome: 'success', details: { lines: 10, proxies: 3, clients: ['acme', 'globex'] } });
   });
   it('gives a proxy without desktops one line', async () => {
-    const r = await call('GET', '/api/nodes/inventory?all=1&kind=ssh', { token: await localAdmin() });
+    const r = await call('GET', '/api/nodes/inventory?all=1&kind=ssh', await adminAuth());
     expect(r.text.trimEnd().split('\r\n').slice(1)).toEqual([expect.stringMatching(/^,,5e8d2c14-a3f7-4b96-b0e2-7c91d45f6a38,lab-agent01,ssh,18.4.2,unreachable,,false,,,$/)]);
   });
 });
