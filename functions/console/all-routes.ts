@@ -4,6 +4,7 @@ import { routes as adminRoles } from './admin-roles';
 import { routes as adminSuperAdministrators } from './admin-super-administrators';
 import { routes as audit } from './audit';
 import { routes as auth } from './auth';
+import { routes as computers } from './computers';
 import { routes as fleetStatus } from './fleet-status';
 import { routes as health } from './health';
 import { routes as settings } from './settings';

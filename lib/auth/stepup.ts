@@ -81,3 +81,20 @@ export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session):
   if (proof === undefined) return;
   if (!hasRecentStepUp(rt, session)) throw forbidden('reauth_required', { proof });
 }
+
+/**
+ * The strict step-up of the LAPS routes (console spec, Reveal rule 3): always one, even in mode
+ * `none`. Modes authenticator/password: the usual recent step-up. Mode none: a recent step-up by
+ * the strict proof (authenticator if enrolled, else password). Access-platform operators: their
+ * session, unless Authentication:Access:StepUp=Deny (then no proof is usable).
+ */
+export async function requireStrictStepUp(rt: ConsoleRuntime, session: Session): Promise<void> {
+  if (session.operator?.provider === 'access') {
+    if (rt.config.Authentication.Access.StepUp === 'Deny') throw forbidden('strict_reauth_required', { proof: null });
+    return;
+  }
+  const settings = (await rt.settings())!;
+  const proof = (await usualProof(rt, session, settings.stepUpMode)) ?? (await strictProof(rt, session));
+  const recent = hasRecentStepUp(rt, session) && (settings.stepUpMode !== 'none' || session.stepUpProof === proof);
+  if (!recent) throw forbidden('strict_reauth_required', { proof });
+}

@@ -151,7 +151,7 @@ export async function resolveScope(dir: Directory, settings: InstanceSettings, r
     const ou = await dir.resolveOu(ref.trim());
     if (!managed.some((m) => atOrBelow(ou.dn, m))) throw badRequest('ou_not_managed', { ou: ou.dn });
     if (tiers.some((t) => atOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
-    out.set(lower(ou.guid), ou);
+    if (!out.has(lower(ou.guid))) out.set(lower(ou.guid), ou);
   }
   return [...out.values()];
 }
@@ -163,7 +163,7 @@ export async function resolveAssignees(dir: Directory, refs: string[]): Promise<
     const p = await resolvePrincipal(dir, ref);
     if (!p) throw badRequest('assignee_not_found', { assignee: ref });
     if (p.kind === 'group' && !p.securityGroup) throw badRequest('assignee_not_security_group', { assignee: p.dn });
-    out.set(lower(p.guid), { kind: p.kind, guid: p.guid, sid: p.sid, name: p.name });
+    if (!out.has(lower(p.guid))) out.set(lower(p.guid), { kind: p.kind, guid: p.guid, sid: p.sid, name: p.name });
   }
   return [...out.values()];
 }

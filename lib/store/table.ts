@@ -7,6 +7,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 //   pk/sk strings; `ttl` (epoch seconds) is the table's time-to-live attribute.
 export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
+    // bounded requests: a socket that never answers is retried, never waited on until the Lambda times out
+    requestHandler: { connectionTimeout: 2000, requestTimeout: 5000 },
+    maxAttempts: 4,
     ...(endpoint
       ? { endpoint, region: process.env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { decisionContext, type Actor } from '@lib/authz/engine';
+import { computerViewSchema, getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
+import { lapsAction, lapsRequestSchema } from '@lib/laps/reveal';
+import { consoleHandler } from '@lib/http/lambda';
+import { defineRoute, type RouteContext } from '@lib/http/route';
+
+const idParam = z.object({ id: z.string() });
+const actorOf = (c: RouteContext): Actor => ({ identity: c.operator!, rights: c.rights!, ip: c.sourceIp });
+
+const search = defineRoute({
+  method: 'GET',
+  path: '/api/computers',
+  summary: "Search computers (q), or list the operator's scope; bounded, `truncated` with a cursor when cut",
+  access: 'operator',
+  permission: 'computers.read',
+  query: searchQuerySchema,
+  response: z.object({ items: z.array(computerViewSchema), truncated: z.boolean(), incomplete: z.boolean(), cursor: z.string().optional() }),
+  async handle(c) {
+    return { body: await searchComputers(await decisionContext(c.rt), actorOf(c), c.query, await c.rt.masterKey()) };
+  },
+});
+
+const detail = defineRoute({
+  method: 'GET',
+  path: '/api/computers/{id}',
+  summary: 'One computer (read view with display hints); 404 when not readable',
+  access: 'operator',
+  permission: 'computers.read',
+  params: idParam,
+  async handle(c) {
+    return { body: await getComputer(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
+  },
+});
+
+const reveal = defineRoute({
+  method: 'POST',
+  path: '/api/computers/{id}/laps',
+  summary: 'Reveal the LAPS password once: ticket, strict step-up, confirmation',
+  access: 'operator',
+  permission: 'computers.laps.read',
+  helpdesk: true,
+  params: idParam,
+  body: lapsRequestSchema,
+  response: z.object({ account: z.string(), password: z.string(), updatedUtc: z.string().nullable(), expiresUtc: z.string().nullable(), source: z.enum(['windows', 'legacy']) }),
+  async handle(c) {
+    return { body: await lapsAction(await decisionContext(c.rt), actorOf(c), c.session!, 'laps.read', c.params.id, c.body, c.correlationId) };
+  },
+});
+
+const expire = defineRoute({
+  method: 'POST',
+  path: '/api/computers/{id}/laps/expire',
+  summary: 'Set the LAPS expiration time to now: ticket, strict step-up, confirmation',
+  access: 'operator',
+  permission: 'computers.laps.expire',
+  helpdesk: true,
+  params: idParam,
+  body: lapsRequestSchema,
+  response: z.object({ expired: z.literal(true) }),
+  async handle(c) {
+    return { body: await lapsAction(await decisionContext(c.rt), actorOf(c), c.session!, 'laps.expire', c.params.id, c.body, c.correlationId) };
+  },
+});
+
+export const routes = [search, detail, reveal, expire];
+export const handler = consoleHandler(routes);

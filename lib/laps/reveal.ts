@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { requireStrictStepUp } from '../auth/stepup';
+import type { Session } from '../auth/sessions';
+import { decideOnComputer, type Actor, type DecisionContext } from '../authz/engine';
+import { isGuid } from '../directory';
+import { ApiError, badRequest, notFound } from '../errors';
+import { loadLinkKey, openPassword } from '../password-service/link';
+import { callPasswordService } from '../password-service/client';
+import type { LapsOperation, LapsPayload } from '../password-service/service';
+
+export const lapsRequestSchema = z.object({
+  confirm: z.boolean().optional(),
+  ticket: z.string().trim().max(200).optional(),
+});
+
+// What the password service's refusals mean to the API caller.
+const SERVICE_CODES: Record<string, [number, string]> = {
+  laps_no_password: [409, 'laps_no_password'],
+  laps_encrypted_unsupported: [409, 'laps_encrypted_unsupported'],
+  moved: [409, 'moved'],
+  laps_not_managed: [409, 'laps_not_managed'],
+  rate_limited: [429, 'rate_limited'],
+  ad_denied: [403, 'ad_denied'],
+  laps_not_configured: [503, 'laps_not_configured'],
+  trust_not_pinned: [503, 'trust_not_pinned'],
+  // the service's own checks disagree with the console's decision: answer like an unknown computer
+  not_found: [404, 'not_found'],
+  not_managed: [404, 'not_found'],
+  not_manageable: [404, 'not_found'],
+  vip_not_allowed: [404, 'not_found'],
+};
+
+/**
+ * Reveal or expire a computer's LAPS password (console spec, Reveal rules 1-6): ticket always,
+ * explicit confirmation, strict step-up, one audited decision on fresh facts, then the password
+ * service over the signed link. Every attempt is audited `computers.laps.read` (or
+ * `computers.laps.expire`) with the ticket and the outcome; the password never is.
+ */
+export async function lapsAction(
+  ctx: DecisionContext,
+  actor: Actor,
+  session: Session,
+  op: LapsOperation,
+  guid: string,
+  body: z.infer<typeof lapsRequestSchema>,
+  correlationId: string,
+): Promise<LapsPayload | { expired: true }> {
+  const action = op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire';
+  const event = op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire';
+  const audit = (outcome: string, reason: string, target?: { dn?: string; name?: string }) =>
+    ctx.rt.audit.append({
+      event,
+      outcome,
+      reason,
+      ticket: body.ticket || undefined,
+      actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
+      target: { id: guid, kind: 'computer', ...target },
+      correlationId,
+    });
+  const refuse = async (e: ApiError, target?: { dn?: string; name?: string }) => {
+    await audit('denied', e.code, target);
+    return e;
+  };
+  if (!isGuid(guid)) throw notFound();
+  if (!body.ticket) throw await refuse(badRequest('ticket_required'));
+  if (body.confirm !== true) throw await refuse(badRequest('confirmation_required'));
+  try {
+    await requireStrictStepUp(ctx.rt, session);
+  } catch (e) {
+    throw await refuse(e as ApiError);
+  }
+  const d = await decideOnComputer(ctx, actor, action, guid, { audit: true, correlationId });
+  if (!d.allowed) throw await refuse(d.status === 404 ? notFound() : new ApiError(403, 'forbidden', { reason: d.reason }), d.target ? { dn: d.target.dn } : undefined);
+  const target = { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') };
+
+  const res = await callPasswordService({
+    op,
+    computerGuid: d.target.guid,
+    expectedDn: d.target.dn,
+    vipAllowed: d.cls.kind === 'vip' && d.vipManage,
+    operator: { guid: actor.identity.guid, name: actor.identity.username },
+    correlationId,
+  }).catch(async (e: ApiError) => {
+    throw await refuse(e, target);
+  });
+  if (!res.ok) {
+    const [status, code] = SERVICE_CODES[res.code] ?? [503, 'laps_unavailable'];
+    const outcome = code === 'laps_unavailable' || code === 'laps_not_configured' || code === 'trust_not_pinned' ? 'failed' : 'denied';
+    await audit(outcome, res.code, target);
+    throw new ApiError(status, code);
+  }
+  if (op === 'laps.expire') {
+    await audit('success', 'expired', target);
+    return { expired: true };
+  }
+  const payload = openPassword<LapsPayload>(await loadLinkKey(), res.sealed!, d.target.guid, correlationId);
+  await audit('success', `source:${payload.source}`, target);
+  return payload;
+}

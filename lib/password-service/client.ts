@@ -1,0 +1,37 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { ApiError } from '../errors';
+import { logger } from '../log';
+import { loadLinkKey, signRequest } from './link';
+import type { ServiceRequest, ServiceResponse } from './service';
+
+// The console's side of the internal link: a Lambda invoke of the password service (locally
+// serverless-offline's Lambda endpoint). The console never holds the LAPS or reset account.
+const clients = new Map<string, LambdaClient>();
+
+function client(env: NodeJS.ProcessEnv): LambdaClient {
+  const endpoint = env.HDC_LAMBDA_ENDPOINT ?? '';
+  let c = clients.get(endpoint);
+  if (!c) {
+    c = new LambdaClient(
+      endpoint
+        ? { endpoint, region: env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 }
+        : { maxAttempts: 1 },
+    );
+    clients.set(endpoint, c);
+  }
+  return c;
+}
+
+export async function callPasswordService(request: ServiceRequest, env: NodeJS.ProcessEnv = process.env): Promise<ServiceResponse> {
+  const fn = env.HDC_PASSWORD_SERVICE_FUNCTION;
+  if (!fn) throw new ApiError(503, 'laps_unavailable');
+  try {
+    const envelope = signRequest(await loadLinkKey(env), request);
+    const out = await client(env).send(new InvokeCommand({ FunctionName: fn, Payload: Buffer.from(JSON.stringify(envelope)) }));
+    if (out.FunctionError || !out.Payload) throw new Error(`password service error ${out.FunctionError ?? 'empty'}`);
+    return JSON.parse(Buffer.from(out.Payload).toString('utf8')) as ServiceResponse;
+  } catch (e) {
+    logger.error('password service unreachable', { error: (e as Error).message });
+    throw new ApiError(503, 'laps_unavailable');
+  }
+}

@@ -1,0 +1,68 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { constantTimeEqual, open, seal } from '../crypto/seal';
+import type { Store } from '../store';
+import { putRecord } from '../store/records';
+
+// The signed internal link between the console and the password service (console spec 6):
+// requests carry an HMAC over a timestamp, a one-time nonce and the body (a replay is refused);
+// a password travels back sealed (AES-256-GCM) under the link key, bound to the computer and to
+// the direction service → console.
+
+export interface LinkEnvelope {
+  v: 1;
+  ts: number;
+  nonce: string;
+  body: string;
+  mac: string;
+}
+
+const MAX_SKEW_MS = 30_000;
+let cachedKey: Buffer | undefined;
+
+/** The helpdesk link key: HDC_LINK_KEY_SECRET_ID (Secrets Manager) or HDC_LINK_KEY_FILE (local). */
+export async function loadLinkKey(env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
+  if (cachedKey) return cachedKey;
+  let b64: string | undefined;
+  if (env.HDC_LINK_KEY_SECRET_ID) {
+    b64 = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: env.HDC_LINK_KEY_SECRET_ID }))).SecretString;
+  } else if (env.HDC_LINK_KEY_FILE) b64 = fs.readFileSync(env.HDC_LINK_KEY_FILE, 'utf8');
+  if (!b64) throw new Error('no helpdesk link key (HDC_LINK_KEY_SECRET_ID or HDC_LINK_KEY_FILE)');
+  const key = Buffer.from(b64.trim(), 'base64');
+  if (key.length !== 32) throw new Error('the helpdesk link key must be 32 bytes, base64');
+  return (cachedKey = key);
+}
+
+const macOf = (key: Buffer, ts: number, nonce: string, body: string) =>
+  createHmac('sha256', key).update(`hdc-link-v1\n${ts}\n${nonce}\n${body}`).digest('hex');
+
+export function signRequest(key: Buffer, request: unknown): LinkEnvelope {
+  const ts = Date.now();
+  const nonce = randomBytes(16).toString('base64url');
+  const body = JSON.stringify(request);
+  return { v: 1, ts, nonce, body, mac: macOf(key, ts, nonce, body) };
+}
+
+export type LinkCheck = { ok: true; request: unknown } | { ok: false; code: 'link_signature_invalid' | 'link_expired' | 'link_replayed' };
+
+/** Verify a request: MAC, freshness, and a nonce never seen before (recorded in DynamoDB). */
+export async function verifyRequest(key: Buffer, store: Store, env: unknown): Promise<LinkCheck> {
+  const e = env as Partial<LinkEnvelope> | undefined;
+  if (!e || e.v !== 1 || typeof e.ts !== 'number' || typeof e.nonce !== 'string' || typeof e.body !== 'string' || typeof e.mac !== 'string') {
+    return { ok: false, code: 'link_signature_invalid' };
+  }
+  if (!constantTimeEqual(macOf(key, e.ts, e.nonce, e.body), e.mac)) return { ok: false, code: 'link_signature_invalid' };
+  if (Math.abs(Date.now() - e.ts) > MAX_SKEW_MS) return { ok: false, code: 'link_expired' };
+  const fresh = await putRecord(store, 'LINKNONCE', e.nonce, {}, { expectVersion: 0, ttl: Math.floor(Date.now() / 1000) + 600 });
+  if (!fresh) return { ok: false, code: 'link_replayed' };
+  return { ok: true, request: JSON.parse(e.body) };
+}
+
+const passwordAad = (computerGuid: string, correlationId: string) => `laps:service->console:${computerGuid.toLowerCase()}:${correlationId}`;
+
+export const sealPassword = (key: Buffer, payload: unknown, computerGuid: string, correlationId: string) =>
+  seal(key, JSON.stringify(payload), passwordAad(computerGuid, correlationId));
+
+export const openPassword = <T>(key: Buffer, sealed: string, computerGuid: string, correlationId: string): T =>
+  JSON.parse(open(key, sealed, passwordAad(computerGuid, correlationId)).toString('utf8')) as T;

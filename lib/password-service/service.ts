@@ -1,0 +1,258 @@
+import fs from 'node:fs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Attribute, Change, InsufficientAccessError } from 'ldapts';
+import type { Config } from '../config';
+import { sha256Hex } from '../crypto/seal';
+import { Directory, DirectoryInvalidCredentials, DirectoryPool, escapeFilterValue, guidFromBuffer, isGuid, sidFromBuffer, type DirectoryCredentials } from '../directory';
+import { classifyComputer, isBelow } from '../authz/classify';
+import { COMPUTER_ATTRIBUTES, fileTimeToIso, isoToFileTime, readObjectByGuid } from '../directory/objects';
+import { isApiError } from '../errors';
+import { logger } from '../log';
+import { readSettings, type InstanceSettings } from '../setup/settings';
+import type { Store } from '../store';
+import { addToCounter, getRecord, putRecord } from '../store/records';
+import { grantsControlAccess, daclAces, SdFlagsDaclControl } from '../laps/security-descriptor';
+import { sealPassword, verifyRequest } from './link';
+
+// The password service: the only process holding the LAPS account (and the reset account). It
+// re-checks everything the console decided, on its own reads, before touching a password.
+
+export type LapsOperation = 'laps.read' | 'laps.expire';
+export interface LapsRequest {
+  op: LapsOperation;
+  computerGuid: string;
+  /** the DN the console's decision was made on */
+  expectedDn: string;
+  /** the console's decision included vip.manage (DESIGN decision 2) */
+  vipAllowed: boolean;
+  operator: { guid: string; name: string };
+  correlationId: string;
+}
+export type ServiceRequest = { op: 'health' } | { op: 'pin' } | LapsRequest;
+
+export type ServiceResponse =
+  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured' }
+  | { ok: false; code: string };
+
+export interface LapsPayload {
+  account: string;
+  password: string;
+  updatedUtc: string | null;
+  expiresUtc: string | null;
+  source: 'windows' | 'legacy';
+}
+
+const PIN_KEY = { pk: 'PWDSVC', sk: 'PIN' };
+interface Pin {
+  domain: string;
+  caSha256: string;
+  pinnedAt: string;
+}
+
+export class PasswordService {
+  private settingsCache?: { at: number; value?: InstanceSettings };
+  private pool?: { key: string; dir: Directory };
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: Config,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly linkKey: () => Promise<Buffer>,
+  ) {}
+
+  /** Directory settings, re-read at most every 3 s (console spec: password service within 3 seconds). */
+  private async settings(): Promise<InstanceSettings | undefined> {
+    if (this.settingsCache && Date.now() - this.settingsCache.at < 3000) return this.settingsCache.value;
+    const rec = await readSettings(this.store);
+    this.settingsCache = { at: Date.now(), value: rec?.settings };
+    return rec?.settings;
+  }
+
+  /** The LAPS account: its UPN, and its password from a file (local, container) or Secrets Manager (AWS). */
+  private async lapsCredentials(): Promise<DirectoryCredentials | undefined> {
+    const upn = this.config.PasswordService.LapsIdentity.Upn;
+    const file = this.config.PasswordService.LapsIdentity.PasswordFile;
+    let password: string | undefined;
+    if (file && fs.existsSync(file)) password = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    else if (this.env.HDC_LAPS_PASSWORD_SECRET_ID) {
+      password = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: this.env.HDC_LAPS_PASSWORD_SECRET_ID }))).SecretString;
+    }
+    return upn && password ? { user: upn, password } : undefined;
+  }
+
+  private directory(s: InstanceSettings, creds: DirectoryCredentials): Directory {
+    const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
+    if (this.pool?.key !== key) {
+      const d = this.config.Directory;
+      const pool = new DirectoryPool(s.dcs, {
+        caPem: s.caPem,
+        connectTimeoutMs: d.ConnectTimeout * 1000,
+        operationTimeoutMs: d.OperationTimeout * 1000,
+        cooldownMs: d.FailedDcCooldown * 1000,
+        probeIntervalMs: 0,
+        pageSize: d.PageSize,
+        searchMaxResults: d.SearchMaxResults,
+      });
+      this.pool = { key, dir: new Directory(pool, s.baseDn, async () => creds) };
+    }
+    return this.pool.dir;
+  }
+
+  async handle(envelope: unknown): Promise<ServiceResponse> {
+    const link = await verifyRequest(await this.linkKey(), this.store, envelope);
+    if (!link.ok) {
+      logger.warn('password service: link refused', { code: link.code });
+      return { ok: false, code: link.code };
+    }
+    const req = link.request as ServiceRequest;
+    try {
+      if (req.op === 'health') return { ok: true, laps: (await this.lapsCredentials()) ? 'configured' : 'not_configured' };
+      if (req.op === 'pin') return await this.pin();
+      if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
+      return { ok: false, code: 'unknown_operation' };
+    } catch (e) {
+      if (isApiError(e)) return { ok: false, code: e.code };
+      logger.error('password service: internal error', { error: (e as Error).name });
+      return { ok: false, code: 'laps_unavailable' };
+    }
+  }
+
+  /** First use pins the domain and the CA it trusts; until then every operation is refused. */
+  private async pin(): Promise<ServiceResponse> {
+    const s = await this.settings();
+    if (!s) return { ok: false, code: 'not_configured' };
+    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== s.domain) return { ok: false, code: 'domain_mismatch' };
+    const pin: Pin = { domain: s.domain, caSha256: sha256Hex(s.caPem), pinnedAt: new Date().toISOString() };
+    const existing = await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk);
+    if (existing && this.env.HDC_PWD_ALLOW_REPIN !== '1') {
+      return existing.data.domain === pin.domain && existing.data.caSha256 === pin.caSha256 ? { ok: true, pinned: s.domain } : { ok: false, code: 'already_pinned' };
+    }
+    await putRecord(this.store, PIN_KEY.pk, PIN_KEY.sk, pin);
+    logger.info('password service pinned', { domain: s.domain });
+    return { ok: true, pinned: s.domain };
+  }
+
+  private async trusted(s: InstanceSettings): Promise<boolean> {
+    const pin = await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk);
+    if (!pin) return false;
+    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.data.domain) return false;
+    return pin.data.domain === s.domain && pin.data.caSha256 === sha256Hex(s.caPem);
+  }
+
+  private async laps(req: LapsRequest): Promise<ServiceResponse> {
+    const done = (outcome: string, extra: Record<string, unknown> = {}) =>
+      logger.info('laps_operation', { operation: req.op, outcome, computer: req.computerGuid, operator: req.operator?.name, correlationId: req.correlationId, ...extra });
+    if (!isGuid(req.computerGuid ?? '')) return { ok: false, code: 'not_found' };
+    const s = await this.settings();
+    if (!s || !(await this.trusted(s))) {
+      done('trust_not_pinned');
+      return { ok: false, code: 'trust_not_pinned' };
+    }
+    const creds = await this.lapsCredentials();
+    if (!creds) {
+      done('laps_not_configured');
+      return { ok: false, code: 'laps_not_configured' };
+    }
+    // at most N reads or expiries per computer per window, counted across instances
+    const win = this.config.PasswordService.RateWindow;
+    const now = Math.floor(Date.now() / 1000);
+    const slot = now - (now % win);
+    const count = await addToCounter(this.store, `PWDSVC#RATE#${req.computerGuid.toLowerCase()}`, String(slot), 1, slot + win * 2);
+    if (count > this.config.PasswordService.MaxLapsReadsPerTarget) {
+      done('rate_limited');
+      return { ok: false, code: 'rate_limited' };
+    }
+    const dir = this.directory(s, creds);
+    const refuse = (code: string) => {
+      done(code);
+      return { ok: false as const, code };
+    };
+    let facts;
+    try {
+      facts = await readObjectByGuid(dir, req.computerGuid, [...COMPUTER_ATTRIBUTES, ...(req.op === 'laps.read' ? ['msLAPS-Password', 'ms-Mcs-AdmPwd'] : [])]);
+    } catch (e) {
+      if (e instanceof DirectoryInvalidCredentials) return refuse('laps_bind_failed');
+      throw e;
+    }
+    if (!facts) return refuse('not_found');
+    const windowsJson = facts.attributes['msLAPS-Password'];
+    const legacy = facts.attributes['ms-Mcs-AdmPwd'];
+    delete facts.attributes['msLAPS-Password'];
+    delete facts.attributes['ms-Mcs-AdmPwd'];
+    if (facts.dn.toLowerCase() !== String(req.expectedDn).toLowerCase()) return refuse('moved');
+    const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
+    const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
+    if (!managed.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
+    const cls = classifyComputer(facts, { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: s.protectedGroups.map((g) => g.sid) });
+    if (!(cls.kind === 'standard' || (cls.kind === 'vip' && req.vipAllowed === true))) return refuse(cls.kind === 'vip' ? 'vip_not_allowed' : 'not_manageable');
+
+    const expiresUtc = fileTimeToIso(facts.attributes['msLAPS-PasswordExpirationTime']) ?? fileTimeToIso(facts.attributes['ms-Mcs-AdmPwdExpirationTime']) ?? null;
+    if (req.op === 'laps.expire') return this.expire(dir, creds, facts.dn, facts.attributes, done);
+
+    const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+    let payload: LapsPayload | undefined;
+    if (first(windowsJson)) {
+      try {
+        const j = JSON.parse(first(windowsJson)!) as { n?: string; t?: string; p?: string };
+        if (typeof j.p === 'string' && j.p) {
+          const updated = j.t ? fileTimeToIso(BigInt(`0x${j.t}`).toString()) : undefined;
+          payload = { account: j.n ?? 'Administrator', password: j.p, updatedUtc: updated ?? null, expiresUtc, source: 'windows' };
+        }
+      } catch {
+        return refuse('laps_no_password'); // unreadable JSON: nothing we can show
+      }
+    } else if (first(legacy)) {
+      // legacy LAPS stores no account name: it manages the built-in administrator unless a GPO says otherwise
+      payload = { account: 'Administrator', password: first(legacy)!, updatedUtc: null, expiresUtc, source: 'legacy' };
+    }
+    if (!payload) return refuse(await this.emptyReason(dir, creds, facts.dn, s));
+    done('succeeded', { source: payload.source });
+    return { ok: true, source: payload.source, sealed: sealPassword(await this.linkKey(), payload, req.computerGuid, req.correlationId) };
+  }
+
+  /**
+   * Nothing readable: when the LAPS account does hold Control Access on msLAPS-Password here (read
+   * from the DACL) and the computer carries a LAPS expiration time, only an encrypted password can be
+   * stored (unsupported); otherwise the directory withheld it: no readable password.
+   */
+  private async emptyReason(dir: Directory, creds: DirectoryCredentials, dn: string, s: InstanceSettings): Promise<string> {
+    return dir.pool.run(creds, 'read', async (client) => {
+      const schema = `CN=Schema,CN=Configuration,${s.baseDn}`;
+      const attr = await client.search(schema, { scope: 'one', filter: '(lDAPDisplayName=msLAPS-Password)', attributes: ['schemaIDGUID'], explicitBufferAttributes: ['schemaIDGUID'] });
+      const g = attr.searchEntries[0]?.schemaIDGUID as Buffer | undefined;
+      if (!g) return 'laps_no_password';
+      const obj = await client.search(dn, { scope: 'base', attributes: ['nTSecurityDescriptor', 'msLAPS-PasswordExpirationTime'], explicitBufferAttributes: ['nTSecurityDescriptor'] }, new SdFlagsDaclControl());
+      const e = obj.searchEntries[0];
+      const sd = e?.nTSecurityDescriptor as Buffer | undefined;
+      if (!sd || !e['msLAPS-PasswordExpirationTime']) return 'laps_no_password';
+      const me = await client.search(s.baseDn, { scope: 'sub', filter: `(userPrincipalName=${escapeFilterValue(creds.user)})`, attributes: ['objectSid'], explicitBufferAttributes: ['objectSid'] });
+      const meDn = me.searchEntries[0]?.dn;
+      const tg = meDn ? await client.search(meDn, { scope: 'base', attributes: ['tokenGroups', 'objectSid'], explicitBufferAttributes: ['tokenGroups', 'objectSid'] }) : undefined;
+      const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? (v as Buffer[]) : [v as Buffer]);
+      const sids = new Set(['S-1-1-0', 'S-1-5-11', ...list(tg?.searchEntries[0]?.tokenGroups).map(sidFromBuffer), ...list(tg?.searchEntries[0]?.objectSid).map(sidFromBuffer)]);
+      return grantsControlAccess(daclAces(sd), sids, guidFromBuffer(g)) ? 'laps_encrypted_unsupported' : 'laps_no_password';
+    });
+  }
+
+  private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {
+    const now = isoToFileTime(Date.now());
+    const changes: Change[] = [];
+    if (attrs['msLAPS-PasswordExpirationTime'] !== undefined) changes.push(new Change({ operation: 'replace', modification: new Attribute({ type: 'msLAPS-PasswordExpirationTime', values: [now] }) }));
+    if (attrs['ms-Mcs-AdmPwdExpirationTime'] !== undefined) changes.push(new Change({ operation: 'replace', modification: new Attribute({ type: 'ms-Mcs-AdmPwdExpirationTime', values: [now] }) }));
+    if (changes.length === 0) {
+      done('laps_not_managed');
+      return { ok: false, code: 'laps_not_managed' };
+    }
+    try {
+      await dir.pool.run(creds, 'write', (client) => client.modify(dn, changes));
+    } catch (e) {
+      if (e instanceof InsufficientAccessError || (e as { code?: number }).code === 50) {
+        done('ad_denied');
+        return { ok: false, code: 'ad_denied' };
+      }
+      throw e;
+    }
+    done('succeeded');
+    return { ok: true, expired: true };
+  }
+}
