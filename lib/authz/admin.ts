@@ -1,6 +1,7 @@
 import type { AuditActor } from '../audit';
 import type { Directory } from '../directory';
-import { resolvePrincipal } from '../directory/principals';
+import { dnOfObjectGuid, resolvePrincipal } from '../directory/principals';
+import { isGuid } from '../directory/guid';
 import { badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
 import type { RouteContext } from '../http/route';
 import type { ConsoleRuntime } from '../runtime';
@@ -137,7 +138,7 @@ const lower = (s: string) => s.toLowerCase();
 const atOrBelow = (dn: string, ou: string) => lower(dn) === lower(ou) || lower(dn).endsWith(`,${lower(ou)}`);
 
 /** The current DN of a configured OU (followed by GUID; its recorded DN when it cannot be read). */
-const currentDn = async (dir: Directory, ou: ManagedOu) => (await dir.dnOfGuid(ou.guid)) ?? ou.dn;
+const currentDn = async (dir: Directory, ou: ManagedOu) => (await dnOfObjectGuid(dir, ou.guid)) ?? ou.dn;
 
 /**
  * Each scope OU resolved (an OU strictly below the domain root), inside a managed OU, and not at
@@ -148,7 +149,11 @@ export async function resolveScope(dir: Directory, settings: InstanceSettings, r
   const tiers = await Promise.all(settings.tierOus.map((o) => currentDn(dir, o)));
   const out = new Map<string, ManagedOu>();
   for (const ref of refs) {
-    const ou = await dir.resolveOu(ref.trim());
+    const given = ref.trim();
+    // an OU by GUID is found here (raw-byte filter), then resolved by its DN like any other
+    const dn = isGuid(given) ? await dnOfObjectGuid(dir, given) : given;
+    if (!dn) throw badRequest('ou_not_found', { ou: given });
+    const ou = await dir.resolveOu(dn);
     if (!managed.some((m) => atOrBelow(ou.dn, m))) throw badRequest('ou_not_managed', { ou: ou.dn });
     if (tiers.some((t) => atOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
     if (!out.has(lower(ou.guid))) out.set(lower(ou.guid), ou);

@@ -1,5 +1,6 @@
 import type { Entry } from 'ldapts';
-import { escapeFilterValue, guidFilterValue, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
+import type { Filter } from 'ldapts';
+import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
 import type { Directory } from './index';
 
 // Directory users and groups named by an administrator (delegation assignees, Super
@@ -33,8 +34,9 @@ export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array
   const value = ref.trim();
   let base = dir.baseDn;
   let scope: 'base' | 'sub' = 'sub';
-  let filter: string;
-  if (isGuid(value)) filter = `(&${kindFilter}(objectGUID=${guidFilterValue(value)}))`;
+  let filter: string | Filter;
+  // raw GUID bytes (see guidEqualityFilter); the kind is checked on the entry below
+  if (isGuid(value)) filter = guidEqualityFilter(value);
   else if (looksLikeDn(value)) {
     base = value;
     scope = 'base';
@@ -50,7 +52,7 @@ export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array
       await dir.pool.search(await dir.readCreds(), base, {
         scope,
         filter,
-        attributes: ['objectGUID', 'objectSid', 'objectClass', 'sAMAccountName', 'groupType', 'userAccountControl'],
+        attributes: ['objectGUID', 'objectSid', 'objectClass', 'objectCategory', 'sAMAccountName', 'groupType', 'userAccountControl'],
         explicitBufferAttributes: ['objectGUID', 'objectSid'],
         max: 2,
       })
@@ -63,7 +65,9 @@ export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array
   if (entries.length !== 1) return undefined;
   const e = entries[0];
   const classes = ([] as string[]).concat(e.objectClass as string[]).map((c) => c.toLowerCase());
-  const kind = classes.includes('group') ? 'group' : 'user';
+  const person = /^cn=person,/i.test(String(first<string>(e.objectCategory) ?? ''));
+  const kind = classes.includes('group') ? 'group' : classes.includes('user') && person ? 'user' : undefined;
+  if (!kind || !kinds.includes(kind) || !e.objectSid) return undefined;
   const groupType = Number(first<string>(e.groupType) ?? 0);
   return {
     kind,
@@ -73,4 +77,10 @@ export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array
     name: String(first<string>(e.sAMAccountName) ?? ''),
     ...(kind === 'group' ? { securityGroup: (groupType & GROUP_TYPE_SECURITY) !== 0 } : { userAccountControl: Number(first<string>(e.userAccountControl) ?? 0) }),
   };
+}
+
+/** The DN of the object with this objectGUID (raw-byte filter, see guidEqualityFilter). */
+export async function dnOfObjectGuid(dir: Directory, guid: string): Promise<string | undefined> {
+  const page = await dir.pool.search(await dir.readCreds(), dir.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes: ['distinguishedName'], max: 1 });
+  return page.entries[0]?.dn;
 }

@@ -1,3 +1,4 @@
+import { guidEqualityFilter, guidFilterValue, guidFromBuffer } from '../../lib/directory/guid';
 import { isApiError } from '../../lib/errors';
 import { PERMISSIONS } from '../../lib/authz/permissions';
 import { REQUIRES, validateRole } from '../../lib/authz/rights';
@@ -91,5 +92,17 @@ describe('import-roles files', () => {
   });
   it('refuses the built-in role in a file', () => {
     expect(code(() => validateImportFile({ roles: [{ id: 'super-administrator', name: 'S', permissions: [] }] }))).toMatchObject({ status: 403, code: 'role_read_only', details: { index: 0 } });
+  });
+});
+
+describe('objectGUID filters', () => {
+  it('carry the 16 raw bytes (never UTF-8 re-encoded), in the order of guidFilterValue', () => {
+    const guid = 'd19adb6d-3c3b-49d3-917b-d623729f3672';
+    const f = guidEqualityFilter(guid) as unknown as { attribute: string; value: Buffer };
+    expect(f.attribute).toBe('objectGUID');
+    expect(Buffer.isBuffer(f.value) && f.value.length).toBe(16);
+    expect(f.value.toString('hex')).toBe(guidFilterValue(guid).replace(/\\/g, ''));
+    expect(guidFromBuffer(f.value)).toBe(guid);
+    expect(() => guidEqualityFilter('not-a-guid')).toThrow();
   });
 });
