@@ -1,6 +1,6 @@
 import type { Entry } from 'ldapts';
 import { ApiError } from '../errors';
-import { escapeFilterValue, guidFilterValue, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
+import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
 import { DirectoryPool, type DirectoryCredentials } from './pool';
 
 export { DirectoryPool, DirectoryInvalidCredentials, type DirectoryCredentials, type DcEndpoint } from './pool';
@@ -72,7 +72,7 @@ export class Directory {
   async dnOfGuid(guid: string): Promise<string | undefined> {
     const page = await this.pool.search(await this.readCreds(), this.baseDn, {
       scope: 'sub',
-      filter: `(objectGUID=${guidFilterValue(guid)})`,
+      filter: guidEqualityFilter(guid),
       attributes: ['distinguishedName'],
       max: 1,
     });
@@ -82,7 +82,7 @@ export class Directory {
   /** Resolve an OU given as DN or GUID; it must be an organizationalUnit strictly below the domain root. */
   async resolveOu(dnOrGuid: string): Promise<{ dn: string; guid: string }> {
     const creds = await this.readCreds();
-    const filter = isGuid(dnOrGuid) ? `(objectGUID=${guidFilterValue(dnOrGuid)})` : '(objectClass=*)';
+    const filter = isGuid(dnOrGuid) ? guidEqualityFilter(dnOrGuid) : '(objectClass=*)';
     const base = isGuid(dnOrGuid) ? this.baseDn : dnOrGuid;
     let entries: Entry[];
     try {

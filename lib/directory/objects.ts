@@ -1,6 +1,6 @@
 import type { Entry } from 'ldapts';
 import type { Directory } from './index';
-import { guidFilterValue, guidFromBuffer, sidFromBuffer } from './guid';
+import { guidEqualityFilter, guidFromBuffer, sidFromBuffer } from './guid';
 
 // Fresh facts about one directory object, read by GUID with the console's read account.
 export const COMPUTER_ATTRIBUTES = [
@@ -65,7 +65,7 @@ export async function readObjectByGuid(dir: Directory, guid: string, attributes 
   const creds = await dir.readCreds();
   const found = await dir.pool.search(creds, dir.baseDn, {
     scope: 'sub',
-    filter: `(objectGUID=${guidFilterValue(guid)})`,
+    filter: guidEqualityFilter(guid),
     attributes,
     explicitBufferAttributes: BINARY,
     max: 1,
