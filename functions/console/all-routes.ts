@@ -16,6 +16,7 @@ export const consoleRoutes = {
   'admin-super-administrators': adminSuperAdministrators,
   audit,
   auth,
+  computers,
   'fleet-status': fleetStatus,
   health,
   settings,
