@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { RUN_DIR } from '../../local/processes';
-import { profile, stack, store } from '../support/stack';
+import { lapsCanaries, profile, stack, store } from '../support/stack';
 
 // Runs last (tests/support/sequencer.js): after every other test signed in, failed, stepped up
 // and set up, no password or authenticator secret may appear in a log line or a database item.
@@ -12,10 +12,11 @@ describe('secrets never reach logs or the database', () => {
     ...stack.accounts.map((a) => a.password),
     ...stack.accounts.filter((a) => a.totpSecret).map((a) => a.totpSecret!),
     stack.directory.admin.password,
+    ...lapsCanaries(),
   ];
 
   it('has real secrets to look for', () => {
-    expect(secrets.length).toBeGreaterThan(10);
+    expect(secrets.length).toBeGreaterThan(25);
     expect(secrets.every((s) => s.length >= 8)).toBe(true);
   });
 

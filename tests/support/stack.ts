@@ -80,3 +80,7 @@ export async function auditSince(mark: number): Promise<AuditRow[]> {
   for await (const row of audit.rows({ afterSeq: mark })) rows.push(row);
   return rows;
 }
+
+/** Every LAPS password of the seeded directory (they all carry the marker LAPS-CANARY-). */
+export const lapsCanaries = (): string[] =>
+  stack.directory.computers.flatMap((c) => [(c as { lapsPassword?: string }).lapsPassword, (c as { lapsLegacyPassword?: string }).lapsLegacyPassword]).filter((p): p is string => !!p);

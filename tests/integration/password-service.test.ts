@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { loadConfig } from '../../lib/config';
+import { loadLinkKey, signRequest } from '../../lib/password-service/link';
+import { PasswordService } from '../../lib/password-service/service';
+import { callPasswordService } from '../../lib/password-service/client';
+import { ApiError } from '../../lib/errors';
+import { ROOT } from '../../local/processes';
+import { stack, store } from '../support/stack';
+
+// The password service over the signed internal link, called the way the console calls it.
+const env = { ...process.env, HDC_LINK_KEY_FILE: stack.linkKeyFile, HDC_LAMBDA_ENDPOINT: stack.lambdaEndpoint, HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction };
+const lambda = new LambdaClient({ endpoint: stack.lambdaEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+const invokeRaw = async (payload: unknown) =>
+  JSON.parse(Buffer.from((await lambda.send(new InvokeCommand({ FunctionName: stack.passwordServiceFunction, Payload: Buffer.from(JSON.stringify(payload)) }))).Payload!).toString());
+const ws = (name: string) => stack.directory.computers.find((c) => c.name === name)!;
+const lapsRequest = (name: string, extra: Record<string, unknown> = {}) => ({
+  op: 'laps.read' as const,
+  computerGuid: ws(name).guid,
+  expectedDn: ws(name).dn,
+  vipAllowed: false,
+  operator: { guid: '00000000-0000-0000-0000-00000000abcd', name: 'link-test' },
+  correlationId: `link-test-${Date.now()}`,
+  ...extra,
+});
+
+describe('the signed internal link', () => {
+  it('refuses a replayed request', async () => {
+    const envelope = signRequest(await loadLinkKey(env), { op: 'health' });
+    expect(await invokeRaw(envelope)).toMatchObject({ ok: true });
+    expect(await invokeRaw(envelope)).toEqual({ ok: false, code: 'link_replayed' });
+  });
+
+  it('refuses a wrong MAC, a changed body and a stale timestamp', async () => {
+    const key = await loadLinkKey(env);
+    const good = signRequest(key, { op: 'health' });
+    expect(await invokeRaw({ ...good, mac: '00'.repeat(32) })).toEqual({ ok: false, code: 'link_signature_invalid' });
+    expect(await invokeRaw({ ...signRequest(key, { op: 'health' }), body: JSON.stringify({ op: 'pin' }) })).toEqual({ ok: false, code: 'link_signature_invalid' });
+    expect(await invokeRaw({ op: 'laps.read' })).toEqual({ ok: false, code: 'link_signature_invalid' });
+    const realNow = Date.now;
+    Date.now = () => realNow() - 120_000;
+    const stale = signRequest(key, { op: 'health' });
+    Date.now = realNow;
+    expect(await invokeRaw(stale)).toEqual({ ok: false, code: 'link_expired' });
+  });
+
+  it('returns the password sealed: nothing readable in the invoke answer', async () => {
+    const res = await callPasswordService(lapsRequest('WS-STD-05'), env);
+    expect(res.ok).toBe(true);
+    expect(JSON.stringify(res)).not.toContain((ws('WS-STD-05') as any).lapsPassword);
+  });
+
+  it('answers moved when the computer is not at the DN the decision was made on', async () => {
+    const res = await callPasswordService(lapsRequest('WS-STD-01', { expectedDn: 'CN=WS-STD-01,OU=Elsewhere,DC=corp,DC=example,DC=test' }), env);
+    expect(res).toEqual({ ok: false, code: 'moved' });
+  });
+
+  it('re-classifies: a VIP computer needs the decision’s vip.manage, a never-manageable one is refused', async () => {
+    expect(await callPasswordService(lapsRequest('WS-VIP-01'), env)).toEqual({ ok: false, code: 'vip_not_allowed' });
+    expect((await callPasswordService(lapsRequest('WS-VIP-01', { vipAllowed: true }), env)).ok).toBe(true);
+    expect(await callPasswordService(lapsRequest('WS-SENS-NESTED', { vipAllowed: true }), env)).toEqual({ ok: false, code: 'not_manageable' });
+    expect(await callPasswordService(lapsRequest('WS-OTHER-01'), env)).toEqual({ ok: false, code: 'not_managed' });
+  });
+
+  it('answers laps_not_configured without the LAPS account (the same class, in-process, without its secret)', async () => {
+    const { config } = loadConfig({});
+    const svc = new PasswordService(store, config, {}, () => loadLinkKey(env));
+    const res = await svc.handle(signRequest(await loadLinkKey(env), lapsRequest('WS-STD-05')));
+    expect(res).toEqual({ ok: false, code: 'laps_not_configured' });
+  });
+
+  it('is reported laps_unavailable when it cannot be reached', async () => {
+    const err = await callPasswordService({ op: 'health' }, { ...env, HDC_LAMBDA_ENDPOINT: 'http://127.0.0.1:9' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect([err.status, err.code]).toEqual([503, 'laps_unavailable']);
+  });
+});
+
+describe('the console never holds the LAPS or reset account', () => {
+  const doc = YAML.parse(fs.readFileSync(path.join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'error' });
+  const secretVars = /LAPS_PASSWORD|LAPS_UPN|RESET_PASSWORD|RESET_UPN/;
+
+  it('gives those variables to the password service function only', () => {
+    expect(Object.keys(doc.provider.environment).filter((k) => secretVars.test(k))).toEqual([]);
+    for (const [name, fn] of Object.entries<any>(doc.functions)) {
+      const vars = Object.keys(fn.environment ?? {}).filter((k) => secretVars.test(k));
+      if (name === 'passwordService') expect(vars).toEqual(expect.arrayContaining(['HDC_LAPS_UPN', 'HDC_LAPS_PASSWORD_FILE']));
+      else expect([name, vars]).toEqual([name, []]);
+    }
+  });
+
+  it('lets only the password service role read the LAPS and reset secrets', () => {
+    const res = doc.resources.Resources;
+    const secretsOf = (role: any) => JSON.stringify(role.Properties.Policies);
+    expect(secretsOf(res.ConsoleRole)).not.toMatch(/laps|reset/);
+    expect(secretsOf(res.PasswordServiceRole)).toMatch(/laps-\*/);
+    expect(secretsOf(res.PasswordServiceRole)).toMatch(/reset-\*/);
+    for (const [name, fn] of Object.entries<any>(doc.functions)) if (name !== 'passwordService') expect(fn.role).toBeUndefined(); // the provider role: ConsoleRole
+    expect(doc.functions.passwordService.role).toBe('PasswordServiceRole');
+    expect(doc.functions.passwordService.events).toBeUndefined(); // no public HTTP route
+  });
+
+  it('ships no code that reads the LAPS account in any console function bundle', () => {
+    const dir = path.join(ROOT, '.esbuild/console-test/.build/functions/console');
+    const bundles = fs.readdirSync(dir).filter((f) => f.endsWith('.js'));
+    expect(bundles.length).toBeGreaterThan(5);
+    for (const f of bundles) {
+      const code = fs.readFileSync(path.join(dir, f), 'utf8');
+      expect([f, code.includes('lapsCredentials'), code.includes('HDC_LAPS_PASSWORD_SECRET_ID')]).toEqual([f, false, false]);
+    }
+    const svc = fs.readFileSync(path.join(ROOT, '.esbuild/console-test/.build/functions/password-service/handler.js'), 'utf8');
+    expect(svc.includes('lapsCredentials')).toBe(true);
+  });
+});
