@@ -2,7 +2,7 @@ import { AuditChain } from './audit';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './crypto/master-key';
 import { openString } from './crypto/seal';
-import { Directory, DirectoryPool } from './directory';
+import { Directory, DirectoryPool, type DirectoryCredentials } from './directory';
 import { unavailable } from './errors';
 import { logger } from './log';
 import { readSettings, type InstanceSettings } from './setup/settings';
@@ -18,6 +18,8 @@ export interface ConsoleRuntime {
   settings(fresh?: boolean): Promise<InstanceSettings | undefined>;
   /** The directory with the current settings; throws 503 `not_configured` before setup. */
   directory(): Promise<Directory>;
+  /** The console's write account (group members, user attributes, account state); never the reset or LAPS account. */
+  writeCreds(): Promise<DirectoryCredentials>;
 }
 
 
@@ -64,7 +66,13 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     return directory;
   }
 
-  return { config, store, audit, masterKey, settings, directory };
+  async function writeCreds(): Promise<DirectoryCredentials> {
+    const s = await settings();
+    if (!s) throw unavailable('not_configured');
+    return { user: s.writeAccount.user, password: openString(await masterKey(), s.writeAccount.sealedPassword, 'tech-account:write') };
+  }
+
+  return { config, store, audit, masterKey, settings, directory, writeCreds };
 }
 
 let singleton: ConsoleRuntime | undefined;

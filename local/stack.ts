@@ -86,6 +86,9 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   const lapsFile = path.join(DATA_DIR, 'secrets/laps.password');
   fs.mkdirSync(path.dirname(lapsFile), { recursive: true, mode: 0o700 });
   fs.writeFileSync(lapsFile, directory.technicalAccounts.laps.password, { mode: 0o600 });
+  // the reset account's password, the same way (password service only)
+  const resetFile = path.join(DATA_DIR, 'secrets/reset.password');
+  fs.writeFileSync(resetFile, directory.technicalAccounts.reset.password, { mode: 0o600 });
 
   ensureJava();
   const jar = dynamoJar();
@@ -109,6 +112,10 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     HDC_LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
     HDC_LOCAL_LAPS_UPN: directory.technicalAccounts.laps.upn,
     HDC_LOCAL_LAPS_PASSWORD_FILE: lapsFile,
+    HDC_LOCAL_RESET_UPN: directory.technicalAccounts.reset.upn,
+    HDC_LOCAL_RESET_PASSWORD_FILE: resetFile,
+    // notification receivers in tests are HTTPS servers on loopback with certificates of the local test CA
+    NODE_EXTRA_CA_CERTS: directory.caFile,
     HDC_PWD_DOMAIN: directory.domain,
     HDC_ENVIRONMENT: 'Development',
     Helpdesk__Enabled: 'true',

@@ -1,24 +1,32 @@
 // Every console route, for the OpenAPI document and the route/serverless.yml consistency test.
+import { routes as adminApprovals } from './admin-approvals';
 import { routes as adminDelegations } from './admin-delegations';
 import { routes as adminRoles } from './admin-roles';
 import { routes as adminSuperAdministrators } from './admin-super-administrators';
+import { routes as approvals } from './approvals';
 import { routes as audit } from './audit';
 import { routes as auth } from './auth';
 import { routes as computers } from './computers';
 import { routes as fleetStatus } from './fleet-status';
+import { routes as groups } from './groups';
 import { routes as health } from './health';
 import { routes as settings } from './settings';
 import { routes as setup } from './setup';
+import { routes as users } from './users';
 
 export const consoleRoutes = {
+  'admin-approvals': adminApprovals,
   'admin-delegations': adminDelegations,
   'admin-roles': adminRoles,
   'admin-super-administrators': adminSuperAdministrators,
+  approvals,
   audit,
   auth,
   computers,
   'fleet-status': fleetStatus,
+  groups,
   health,
   settings,
   setup,
+  users,
 };

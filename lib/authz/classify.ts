@@ -14,9 +14,15 @@ export type NeverManageableKind =
   | 'admin_count'
   | 'tier0_ou'
   | 'not_a_computer'
+  | 'not_a_user'
+  | 'not_a_group'
+  | 'builtin_account'
+  | 'critical_system_object'
   | 'signal_missing';
 
 export type ComputerClass = { kind: 'standard' } | { kind: 'vip' } | { kind: 'never'; why: NeverManageableKind } | { kind: 'unmanaged' };
+/** The classes of every target kind (computers, users, groups) share one shape. */
+export type TargetClass = ComputerClass;
 
 export interface ClassificationFacts {
   dn: string;
@@ -79,5 +85,63 @@ export function classifyComputer(f: ClassificationFacts, ctx: ClassificationCont
   if (never) return { kind: 'never', why: never };
   if (!ctx.managedOuDns.some((ou) => isBelow(f.dn, ou))) return { kind: 'unmanaged' };
   if (f.tokenGroups!.some((s) => ctx.protectedGroupSids.includes(s))) return { kind: 'vip' };
+  return { kind: 'standard' };
+}
+
+// Well-known account names that are never touched whatever their RID (console spec, Moves, renames and groups).
+const WELL_KNOWN_ACCOUNTS = new Set(['krbtgt', 'administrator', 'guest', 'defaultaccount', 'wdagutilityaccount']);
+const ridOf = (sid: string) => Number(sid.split('-').pop());
+
+export interface AccountExtraFacts {
+  samAccountName?: string;
+  /** isCriticalSystemObject; undefined = not set (FALSE) */
+  criticalSystemObject?: boolean;
+}
+
+/**
+ * classifyUser: the never-manageable account signals shared with computers, plus the user rules:
+ * built-in and well-known accounts (RID below 1000, krbtgt, Administrator, Guest), critical system
+ * objects; then unmanaged → VIP (member of a protected group) → standard.
+ */
+export function classifyUser(f: ClassificationFacts & AccountExtraFacts, ctx: ClassificationContext): TargetClass {
+  const classes = f.objectClasses.map((c) => c.toLowerCase());
+  if (!classes.includes('user') || classes.includes('computer')) return { kind: 'never', why: 'not_a_user' };
+  if (!f.sid) return { kind: 'never', why: 'signal_missing' };
+  if (f.criticalSystemObject) return { kind: 'never', why: 'critical_system_object' };
+  if (ridOf(f.sid) < 1000 || WELL_KNOWN_ACCOUNTS.has((f.samAccountName ?? '').toLowerCase())) return { kind: 'never', why: 'builtin_account' };
+  const never = neverManageable(f, ctx);
+  if (never) return { kind: 'never', why: never };
+  if (!ctx.managedOuDns.some((ou) => isBelow(f.dn, ou))) return { kind: 'unmanaged' };
+  if (f.tokenGroups!.some((s) => ctx.protectedGroupSids.includes(s))) return { kind: 'vip' };
+  return { kind: 'standard' };
+}
+
+export interface GroupFacts {
+  dn: string;
+  objectClasses: string[];
+  sid?: string;
+  adminCount?: number;
+  criticalSystemObject?: boolean;
+  /** SIDs of every group this group is nested in (transitively); undefined when unreadable */
+  parentSids?: string[];
+}
+
+/**
+ * classifyGroup: built-in and well-known groups (RID below 1000, the Builtin domain), critical
+ * system objects, `adminCount=1`, a sensitive group itself or nested in one, below a Tier OU:
+ * never manageable; then unmanaged → VIP (a protected group, or nested in one) → standard.
+ */
+export function classifyGroup(f: GroupFacts, ctx: ClassificationContext): TargetClass {
+  if (!f.objectClasses.map((c) => c.toLowerCase()).includes('group')) return { kind: 'never', why: 'not_a_group' };
+  if (!f.sid || f.parentSids === undefined) return { kind: 'never', why: 'signal_missing' };
+  if (f.criticalSystemObject) return { kind: 'never', why: 'critical_system_object' };
+  if (f.sid.startsWith('S-1-5-32-') || ridOf(f.sid) < 1000) return { kind: 'never', why: 'builtin_account' };
+  if (f.adminCount === 1) return { kind: 'never', why: 'admin_count' };
+  if (ctx.tierOuDns.some((t) => isBelow(f.dn, t) || f.dn.toLowerCase() === t.toLowerCase())) return { kind: 'never', why: 'tier0_ou' };
+  const sensitive = sensitiveSids(domainSidOf(f.sid));
+  if (sensitive.has(f.sid)) return { kind: 'never', why: 'sensitive_group_direct' };
+  if (f.parentSids.some((s) => sensitive.has(s))) return { kind: 'never', why: 'sensitive_group_nested' };
+  if (!ctx.managedOuDns.some((ou) => isBelow(f.dn, ou))) return { kind: 'unmanaged' };
+  if ([f.sid, ...f.parentSids].some((s) => ctx.protectedGroupSids.includes(s))) return { kind: 'vip' };
   return { kind: 'standard' };
 }

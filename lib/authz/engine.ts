@@ -1,9 +1,10 @@
 import type { OperatorIdentity } from '../auth/sessions';
 import type { Directory } from '../directory';
-import { readObjectByGuid, type ObjectFacts } from '../directory/objects';
+import { isTrue, readGroupByGuid, readObjectByGuid, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
+import { alwaysRequired, readApprovalSettings, requiresApproval, type ApprovalSettings, type ApprovalSource } from '../approvals/settings';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
-import { classifyComputer, isBelow, type ClassificationContext, type ComputerClass } from './classify';
+import { classifyComputer, classifyGroup, classifyUser, isBelow, type ClassificationContext, type TargetClass } from './classify';
 import type { Permission } from './permissions';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import type { OperatorRights } from './rights';
@@ -17,9 +18,20 @@ export interface Actor {
   ip: string;
 }
 
+export type TargetKind = 'computer' | 'user' | 'group';
+
 export type Decision =
-  | { allowed: true; target: ObjectFacts; cls: ComputerClass; delegationId: string; vipManage: boolean; permissions: Set<Permission> }
-  | { allowed: false; status: 404 | 403; reason: string; target?: ObjectFacts; cls?: ComputerClass };
+  | { allowed: true; target: ObjectFacts; cls: TargetClass; delegationId: string; vipManage: boolean; permissions: Set<Permission> }
+  /** `approval` is set when the reason is `approval_required`: why, and under which delegation */
+  | { allowed: false; status: 404 | 403; reason: string; target?: ObjectFacts; cls?: TargetClass; approval?: ApprovalSource };
+
+/**
+ * How approvals weigh on a decision: `direct` (a route, or a request being filed: approvable
+ * actions the operator holds only with approval answer `approval_required`); `approver` (the
+ * approver executing a request: the instance's 'always require' list is what the request
+ * satisfies, but an approver who holds the action only with approval is not directly allowed).
+ */
+export type ApprovalMode = 'direct' | 'approver';
 
 /** A grant resolved for this request: its permissions and its scope OUs at their current DN. */
 interface ScopedGrant {
@@ -30,6 +42,7 @@ interface ScopedGrant {
 
 export class DecisionContext {
   private ouDns = new Map<string, string | undefined>();
+  private approvals?: Promise<ApprovalSettings>;
   constructor(
     readonly rt: ConsoleRuntime,
     readonly dir: Directory,
@@ -40,6 +53,11 @@ export class DecisionContext {
   async ouDn(ou: ManagedOu): Promise<string | undefined> {
     if (!this.ouDns.has(ou.guid)) this.ouDns.set(ou.guid, await this.dir.dnOfGuid(ou.guid));
     return this.ouDns.get(ou.guid);
+  }
+
+  /** Approval settings, read once per decision context. */
+  approvalSettings(): Promise<ApprovalSettings> {
+    return (this.approvals ??= readApprovalSettings(this.rt.store).then((r) => r.settings));
   }
 
   async classificationContext(): Promise<ClassificationContext> {
@@ -83,28 +101,54 @@ function bestGrant(grants: ScopedGrant[], dn: string, needs: Permission[]): Scop
   return grants.find((g) => inScope(dn, g) && needs.every((p) => g.permissions.has(p)));
 }
 
+const READ_PERMISSION: Record<TargetKind, Permission> = { computer: 'computers.read', user: 'users.read', group: 'groups.read' };
+
+/** Fresh facts of the target, read by GUID, and its class for this kind. */
+async function readAndClassify(ctx: DecisionContext, kind: TargetKind, guid: string): Promise<{ target: ObjectFacts; cls: TargetClass } | undefined> {
+  const classCtx = await ctx.classificationContext();
+  if (kind === 'group') {
+    const g = await readGroupByGuid(ctx.dir, guid);
+    if (!g) return undefined;
+    return { target: g, cls: classifyGroup({ ...g, criticalSystemObject: isTrue(g.attributes.isCriticalSystemObject) }, classCtx) };
+  }
+  const target = await readObjectByGuid(ctx.dir, guid, kind === 'user' ? USER_ATTRIBUTES : undefined);
+  if (!target) return undefined;
+  if (kind === 'computer') return { target, cls: classifyComputer(target, classCtx) };
+  const sam = target.attributes.sAMAccountName;
+  return { target, cls: classifyUser({ ...target, samAccountName: Array.isArray(sam) ? sam[0] : sam, criticalSystemObject: isTrue(target.attributes.isCriticalSystemObject) }, classCtx) };
+}
+
 /**
- * decideOnComputer: `computers.read` needs the permission in a delegation covering the computer;
- * a LAPS action also needs `computers.read` in the same delegation, and `vip.manage` there too
- * for a protected computer. Never-manageable and unmanaged computers, and computers the operator
- * cannot read, answer like unknown ones (404).
+ * The one decision on a directory object (computer, user or group), on fresh facts read by GUID:
+ * the kind's read permission (`computers.read`, `users.read`, `groups.read`) in a delegation
+ * covering the object, else it answers like an unknown one (404); an action also needs the read
+ * permission in the same delegation, and `vip.manage` there too for a protected object; nobody
+ * acts on their own account; never-manageable and unmanaged objects answer 404. An approvable
+ * action held only with approval (or in the instance's 'always require' list) answers
+ * `approval_required` (see ApprovalMode). Audited `authz.decision` when asked.
  */
-export async function decideOnComputer(
+export async function decideOn(
   ctx: DecisionContext,
   actor: Actor,
+  kind: TargetKind,
   action: Permission,
   guid: string,
-  opts: { audit: boolean; correlationId: string },
+  opts: { audit: boolean; correlationId: string; approval?: ApprovalMode },
 ): Promise<Decision> {
-  const decision = await decide(ctx, actor, action, guid);
+  const decision = await decide(ctx, actor, kind, action, guid, opts.approval ?? 'direct');
   if (opts.audit) {
     const t = decision.target;
+    const reason = decision.allowed
+      ? `delegation:${decision.delegationId}`
+      : decision.approval
+        ? `approval_required:${decision.approval.kind === 'always' ? 'always' : `delegation:${decision.approval.delegationId}`}`
+        : decision.reason;
     await ctx.rt.audit.append({
       event: 'authz.decision',
       outcome: decision.allowed ? 'allowed' : 'denied',
-      reason: decision.allowed ? `delegation:${decision.delegationId}` : decision.reason,
+      reason,
       actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
-      target: { id: guid, ...(t ? { name: String(t.attributes.cn ?? ''), dn: t.dn } : {}), kind: 'computer' },
+      target: { id: guid, ...(t ? { name: String(t.attributes.cn ?? ''), dn: t.dn } : {}), kind },
       correlationId: opts.correlationId,
       details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
     });
@@ -112,20 +156,40 @@ export async function decideOnComputer(
   return decision;
 }
 
-async function decide(ctx: DecisionContext, actor: Actor, action: Permission, guid: string): Promise<Decision> {
-  const target = await readObjectByGuid(ctx.dir, guid);
-  if (!target) return { allowed: false, status: 404, reason: 'not_found' };
-  const cls = classifyComputer(target, await ctx.classificationContext());
+/** decideOnComputer: `decideOn` for computers (LAPS actions need `computers.read` in the same delegation). */
+export const decideOnComputer = (ctx: DecisionContext, actor: Actor, action: Permission, guid: string, opts: { audit: boolean; correlationId: string }) =>
+  decideOn(ctx, actor, 'computer', action, guid, opts);
+export const decideOnUser = (ctx: DecisionContext, actor: Actor, action: Permission, guid: string, opts: { audit: boolean; correlationId: string; approval?: ApprovalMode }) =>
+  decideOn(ctx, actor, 'user', action, guid, opts);
+export const decideOnGroup = (ctx: DecisionContext, actor: Actor, action: Permission, guid: string, opts: { audit: boolean; correlationId: string; approval?: ApprovalMode }) =>
+  decideOn(ctx, actor, 'group', action, guid, opts);
+
+async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, action: Permission, guid: string, mode: ApprovalMode): Promise<Decision> {
+  const read = await readAndClassify(ctx, kind, guid);
+  if (!read) return { allowed: false, status: 404, reason: 'not_found' };
+  const { target, cls } = read;
   if (cls.kind === 'never') return { allowed: false, status: 404, reason: `never_manageable:${cls.why}`, target, cls };
   if (cls.kind === 'unmanaged') return { allowed: false, status: 404, reason: 'out_of_scope', target, cls };
+  const readPermission = READ_PERMISSION[kind];
   const grants = await ctx.grants(actor.rights);
-  if (!bestGrant(grants, target.dn, ['computers.read'])) return { allowed: false, status: 404, reason: 'out_of_scope', target, cls };
-  const needs: Permission[] = action === 'computers.read' ? ['computers.read'] : ['computers.read', action];
-  const vipNeeded = cls.kind === 'vip' && action !== 'computers.read';
-  const grant = bestGrant(grants, target.dn, vipNeeded ? [...needs, 'vip.manage'] : needs);
-  if (!grant) {
+  if (!bestGrant(grants, target.dn, [readPermission])) return { allowed: false, status: 404, reason: 'out_of_scope', target, cls };
+  if (action === readPermission) {
+    const g = bestGrant(grants, target.dn, [readPermission])!;
+    return { allowed: true, target, cls, delegationId: g.delegationId, vipManage: g.permissions.has('vip.manage'), permissions: g.permissions };
+  }
+  // nobody acts on their own account (console spec, user classification)
+  if (kind === 'user' && target.guid.toLowerCase() === actor.identity.guid.toLowerCase()) return { allowed: false, status: 403, reason: 'own_account', target, cls };
+  const needs: Permission[] = [readPermission, action];
+  const vipNeeded = cls.kind === 'vip';
+  const holding = grants.filter((g) => inScope(target.dn, g) && [...needs, ...(vipNeeded ? (['vip.manage'] as Permission[]) : [])].every((p) => g.permissions.has(p)));
+  if (!holding.length) {
     const reason = vipNeeded && bestGrant(grants, target.dn, needs) ? 'vip_requires_vip_manage' : `missing_permission:${action}`;
     return { allowed: false, status: 403, reason, target, cls };
   }
-  return { allowed: true, target, cls, delegationId: grant.delegationId, vipManage: grant.permissions.has('vip.manage'), permissions: grant.permissions };
+  const approvals = await ctx.approvalSettings();
+  // approvals never widen a delegation: they only narrow what it allows directly
+  if (mode === 'direct' && alwaysRequired(approvals, action)) return { allowed: false, status: 403, reason: 'approval_required', target, cls, approval: { kind: 'always' } };
+  const direct = holding.find((g) => !requiresApproval(approvals, action, g.delegationId));
+  if (!direct) return { allowed: false, status: 403, reason: 'approval_required', target, cls, approval: { kind: 'delegation', delegationId: holding[0].delegationId } };
+  return { allowed: true, target, cls, delegationId: direct.delegationId, vipManage: direct.permissions.has('vip.manage'), permissions: direct.permissions };
 }

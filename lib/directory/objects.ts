@@ -1,6 +1,6 @@
 import type { Entry } from 'ldapts';
 import type { Directory } from './index';
-import { guidEqualityFilter, guidFromBuffer, sidFromBuffer } from './guid';
+import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, sidFromBuffer } from './guid';
 
 // Fresh facts about one directory object, read by GUID with the console's read account.
 export const COMPUTER_ATTRIBUTES = [
@@ -100,3 +100,50 @@ export function fileTimeToIso(v: string | string[] | undefined): string | undefi
 }
 
 export const isoToFileTime = (ms: number) => String(BigInt(ms) * 10000n + 116444736000000000n);
+
+// Users and groups: the attributes their read views and their classification need.
+export const USER_ATTRIBUTES = [
+  'objectGUID',
+  'objectSid',
+  'objectClass',
+  'cn',
+  'sAMAccountName',
+  'userPrincipalName',
+  'displayName',
+  'givenName',
+  'sn',
+  'mail',
+  'telephoneNumber',
+  'description',
+  'userAccountControl',
+  'msDS-User-Account-Control-Computed',
+  'lockoutTime',
+  'pwdLastSet',
+  'lastLogonTimestamp',
+  'adminCount',
+  'primaryGroupID',
+  'memberOf',
+  'isCriticalSystemObject',
+];
+export const GROUP_ATTRIBUTES = ['objectGUID', 'objectSid', 'objectClass', 'cn', 'sAMAccountName', 'description', 'mail', 'managedBy', 'groupType', 'adminCount', 'isCriticalSystemObject', 'memberOf'];
+
+/** SIDs of every group `dn` is nested in, transitively (LDAP_MATCHING_RULE_IN_CHAIN). */
+export async function parentGroupSids(dir: Directory, dn: string): Promise<string[]> {
+  const page = await dir.pool.search(await dir.readCreds(), dir.baseDn, {
+    scope: 'sub',
+    filter: `(&(objectClass=group)(member:1.2.840.113556.1.4.1941:=${escapeFilterValue(dn)}))`,
+    attributes: ['objectSid'],
+    explicitBufferAttributes: ['objectSid'],
+  });
+  return page.entries.map((e) => sidFromBuffer(Array.isArray(e.objectSid) ? (e.objectSid[0] as Buffer) : (e.objectSid as Buffer)));
+}
+
+/** A group by GUID with the SIDs of the groups it is nested in (its classification needs them). */
+export async function readGroupByGuid(dir: Directory, guid: string): Promise<(ObjectFacts & { parentSids: string[] }) | undefined> {
+  const found = await dir.pool.search(await dir.readCreds(), dir.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes: GROUP_ATTRIBUTES, explicitBufferAttributes: BINARY, max: 1 });
+  const e = found.entries[0];
+  if (!e) return undefined;
+  return { ...toObjectFacts(e), parentSids: await parentGroupSids(dir, e.dn) };
+}
+
+export const isTrue = (v: string | string[] | undefined) => String(Array.isArray(v) ? v[0] : (v ?? '')).toUpperCase() === 'TRUE';

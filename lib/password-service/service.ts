@@ -13,6 +13,7 @@ import type { Store } from '../store';
 import { addToCounter, getRecord, putRecord } from '../store/records';
 import { grantsControlAccess, daclAces, SdFlagsDaclControl } from '../laps/security-descriptor';
 import { sealPassword, verifyRequest } from './link';
+import { resetUserPassword, type ResetRequest } from './reset';
 
 // The password service: the only process holding the LAPS account (and the reset account). It
 // re-checks everything the console decided, on its own reads, before touching a password.
@@ -28,7 +29,7 @@ export interface LapsRequest {
   operator: { guid: string; name: string };
   correlationId: string;
 }
-export type ServiceRequest = { op: 'health' } | { op: 'pin' } | LapsRequest;
+export type ServiceRequest = { op: 'health' } | { op: 'pin' } | LapsRequest | ResetRequest;
 
 export type ServiceResponse =
   | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured' }
@@ -109,6 +110,7 @@ export class PasswordService {
       if (req.op === 'health') return { ok: true, laps: (await this.lapsCredentials()) ? 'configured' : 'not_configured' };
       if (req.op === 'pin') return await this.pin();
       if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
+      if (req.op === 'users.password.reset') return await resetUserPassword(req, { store: this.store, config: this.config, env: this.env, linkKey: this.linkKey });
       return { ok: false, code: 'unknown_operation' };
     } catch (e) {
       if (isApiError(e)) return { ok: false, code: e.code };

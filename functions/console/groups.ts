@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { decisionContext, type Actor } from '@lib/authz/engine';
+import { isGuid } from '@lib/directory/guid';
+import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
+import { consoleHandler } from '@lib/http/lambda';
+import { defineRoute, type RouteContext } from '@lib/http/route';
+import { actionAnswer, performAction } from '@lib/users/actions';
+
+// Groups: read views (groups.read) and member changes (groups.members.write, approvable).
+const idParam = z.object({ id: z.string() });
+const actorOf = (c: RouteContext): Actor => ({ identity: c.operator!, rights: c.rights!, ip: c.sourceIp });
+const guid = z.string().refine(isGuid, 'a GUID');
+const memberResult = z.object({ outcome: z.enum(['succeeded', 'partial']), members: z.array(z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.string(), code: z.string().optional() })) });
+
+const search = defineRoute({
+  method: 'GET',
+  path: '/api/groups',
+  summary: "Search groups (q), or list the operator's scope; Directory:MaxResults per page, `truncated` with a cursor",
+  access: 'operator',
+  permission: 'groups.read',
+  query: groupSearchQuerySchema,
+  response: z.object({ items: z.array(groupViewSchema), truncated: z.boolean(), incomplete: z.boolean(), cursor: z.string().optional() }),
+  async handle(c) {
+    return { body: await searchGroups(await decisionContext(c.rt), actorOf(c), c.query, await c.rt.masterKey()) };
+  },
+});
+
+const detail = defineRoute({
+  method: 'GET',
+  path: '/api/groups/{id}',
+  summary: 'One group (read view with action hints); 404 when not readable',
+  access: 'operator',
+  permission: 'groups.read',
+  params: idParam,
+  async handle(c) {
+    return { body: await getGroup(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
+  },
+});
+
+const members = defineRoute({
+  method: 'GET',
+  path: '/api/groups/{id}/members',
+  summary: 'Members of a group, at most Directory:MaxResults; never-manageable members only counted (`omitted`)',
+  access: 'operator',
+  permission: 'groups.read',
+  params: idParam,
+  async handle(c) {
+    return { body: await groupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
+  },
+});
+
+const change = defineRoute({
+  method: 'POST',
+  path: '/api/groups/{id}/members',
+  summary: 'groups.members.write: add and/or remove members (GUIDs); step-up; one audit row per member',
+  access: 'operator',
+  permission: 'groups.members.write',
+  stepUp: true,
+  params: idParam,
+  body: z.object({ add: z.array(guid).max(50).default([]), remove: z.array(guid).max(50).default([]), ticket: z.string().trim().max(200).optional() }),
+  response: memberResult,
+  async handle(c) {
+    const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: c.body.add, remove: c.body.remove }, { correlationId: c.correlationId, ticket: c.body.ticket || undefined });
+    return { body: actionAnswer(result) };
+  },
+});
+
+const remove = defineRoute({
+  method: 'DELETE',
+  path: '/api/groups/{id}/members/{memberId}',
+  summary: 'groups.members.write: remove one member; step-up',
+  access: 'operator',
+  permission: 'groups.members.write',
+  stepUp: true,
+  params: z.object({ id: z.string(), memberId: guid }),
+  response: memberResult,
+  async handle(c) {
+    const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: [], remove: [c.params.memberId] }, { correlationId: c.correlationId });
+    return { body: actionAnswer(result) };
+  },
+});
+
+export const routes = [search, detail, members, change, remove];
+export const handler = consoleHandler(routes);

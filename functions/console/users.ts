@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { decisionContext, type Actor } from '@lib/authz/engine';
+import { consoleHandler } from '@lib/http/lambda';
+import { defineRoute, type RouteContext } from '@lib/http/route';
+import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';
+import { actionAnswer, attributesSchema, performAction, type ActionParams } from '@lib/users/actions';
+
+// Users: read views (users.read) and the approvable actions, each decided again by the engine.
+const idParam = z.object({ id: z.string() });
+const ticketBody = z.object({ ticket: z.string().trim().max(200).optional() });
+const actorOf = (c: RouteContext): Actor => ({ identity: c.operator!, rights: c.rights!, ip: c.sourceIp });
+const outcome = z.object({ outcome: z.enum(['succeeded', 'partial']) });
+
+async function run(c: RouteContext<{ ticket?: string }, unknown, { id: string }>, params: ActionParams) {
+  const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, params, { correlationId: c.correlationId, ticket: c.body.ticket || undefined });
+  return { body: actionAnswer(result) };
+}
+
+const search = defineRoute({
+  method: 'GET',
+  path: '/api/users',
+  summary: "Search users (q), or list the operator's scope; pages of 50, `truncated` with a cursor for the next 50",
+  access: 'operator',
+  permission: 'users.read',
+  query: userSearchQuerySchema,
+  response: z.object({ items: z.array(userViewSchema), truncated: z.boolean(), incomplete: z.boolean(), cursor: z.string().optional() }),
+  async handle(c) {
+    return { body: await searchUsers(await decisionContext(c.rt), actorOf(c), c.query, await c.rt.masterKey()) };
+  },
+});
+
+const detail = defineRoute({
+  method: 'GET',
+  path: '/api/users/{id}',
+  summary: 'One user (read view with action hints: direct, approval or no); 404 when not readable',
+  access: 'operator',
+  permission: 'users.read',
+  params: idParam,
+  async handle(c) {
+    return { body: await getUser(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
+  },
+});
+
+const simple = (verb: 'unlock' | 'disable' | 'enable') =>
+  defineRoute({
+    method: 'POST',
+    path: `/api/users/{id}/${verb}`,
+    summary: `users.${verb} (step-up; 403 approval_required when held only with approval: file a request)`,
+    access: 'operator',
+    permission: `users.${verb}`,
+    stepUp: true,
+    params: idParam,
+    body: ticketBody,
+    response: outcome,
+    handle: (c) => run(c, { action: `users.${verb}` }),
+  });
+
+const resetPassword = defineRoute({
+  method: 'POST',
+  path: '/api/users/{id}/reset-password',
+  summary: 'users.password.reset: the password service generates and sets a password, shown once in this answer',
+  access: 'operator',
+  permission: 'users.password.reset',
+  helpdesk: true,
+  stepUp: true,
+  params: idParam,
+  body: ticketBody.extend({ mustChange: z.boolean().default(true), unlock: z.boolean().default(false) }),
+  response: outcome.extend({ password: z.string() }),
+  handle: (c) => run(c, { action: 'users.password.reset', mustChange: c.body.mustChange, unlock: c.body.unlock }),
+});
+
+const attributes = defineRoute({
+  method: 'PUT',
+  path: '/api/users/{id}/attributes',
+  summary: 'users.attributes.write: description, displayName, givenName, sn, mail, telephoneNumber (null clears)',
+  access: 'operator',
+  permission: 'users.attributes.write',
+  stepUp: true,
+  params: idParam,
+  body: ticketBody.extend({ attributes: attributesSchema }),
+  response: outcome,
+  handle: (c) => run(c, { action: 'users.attributes.write', attributes: c.body.attributes }),
+});
+
+export const routes = [search, detail, simple('unlock'), simple('disable'), simple('enable'), resetPassword, attributes];
+export const handler = consoleHandler(routes);

@@ -1,0 +1,380 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { requireRecentStepUp } from '../auth/stepup';
+import type { Session } from '../auth/sessions';
+import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
+import { isGuid } from '../directory';
+import { ApiError, badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
+import { logger } from '../log';
+import { notify } from '../notifications';
+import type { ConsoleRuntime } from '../runtime';
+import { getRecord, putRecord, queryRecords } from '../store/records';
+import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../users/actions';
+import { approversFor, isNamedApprover, type ApprovableAction, type ApprovalSource, type Approvers } from './settings';
+import { readApprovalSettings } from './settings';
+
+// Approval requests (console spec, Approval request; States and transitions). One record per
+// request with an optimistic version: every transition is a conditional write on the version it
+// read, so two approvals racing execute the action once, and expiry is safe to run twice.
+
+export type RequestState = 'pending' | 'executed' | 'rejected' | 'cancelled' | 'expired';
+export const REQUEST_KINDS = ['action', 'bulk', 'leaver'] as const;
+
+export interface OperatorRef {
+  guid: string;
+  username: string;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  kind: (typeof REQUEST_KINDS)[number];
+  action: ApprovableAction;
+  state: RequestState;
+  reason: string;
+  ticket?: string;
+  target: { id: string; kind: 'user' | 'group'; name: string; dn: string };
+  /** captured without any secret (a typed password is not part of any action's parameters) */
+  parameters: ActionParams;
+  requester: OperatorRef & { provider: string };
+  source: ApprovalSource;
+  /** captured at request time */
+  approvers: Approvers;
+  approvalsNeeded: 1 | 2;
+  approvals: Array<OperatorRef & { at: string }>;
+  createdAt: string;
+  expiresAt: string;
+  correlationId: string;
+  /** set while the last approver's execution runs (the claim that makes it run once) */
+  execution?: { startedAt: string; by: OperatorRef };
+  closedAt?: string;
+  closedBy?: OperatorRef;
+  comment?: string;
+  outcome?: ActionOutcome;
+  result?: { code?: string; members?: ActionResult['members'] };
+}
+
+const PK = 'APPROVAL';
+
+/** Request ids sort by creation time (newest last) and carry 64 random bits. */
+const newId = () => `${Date.now().toString(36).padStart(9, '0')}-${randomBytes(8).toString('hex')}`;
+const ID_RE = /^[0-9a-z]{9}-[0-9a-f]{16}$/;
+
+export const createRequestSchema = z.object({
+  kind: z.enum(REQUEST_KINDS),
+  action: z.string().max(64),
+  target: z.string().max(64),
+  parameters: z.record(z.string(), z.unknown()).default({}),
+  reason: z.string().trim().min(1).max(1000),
+  ticket: z.string().trim().max(200).optional(),
+});
+export type CreateRequestBody = z.infer<typeof createRequestSchema>;
+
+export interface ApprovalsContext {
+  rt: ConsoleRuntime;
+  dc: DecisionContext;
+  actor: Actor;
+  session?: Session;
+  correlationId: string;
+}
+
+const auditActor = (a: Actor) => ({ id: a.identity.guid, name: a.identity.username, provider: a.identity.provider, ip: a.ip });
+const me = (a: Actor): OperatorRef => ({ guid: a.identity.guid, username: a.identity.username });
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+function auditRequest(rt: ConsoleRuntime, event: string, outcome: string, reason: string, req: Partial<ApprovalRequest> & { id?: string }, actor: ReturnType<typeof auditActor> | { name: string; provider: string }, details: Record<string, unknown> = {}, correlationId?: string) {
+  return rt.audit.append({
+    event,
+    outcome,
+    reason,
+    actor,
+    ticket: req.ticket,
+    target: req.target ? { id: req.target.id, kind: req.target.kind, name: req.target.name, dn: req.target.dn } : undefined,
+    correlationId: req.correlationId ?? correlationId,
+    details: { ...(req.id ? { request: req.id } : {}), ...(req.action ? { action: req.action } : {}), ...details },
+  });
+}
+
+/** What the API shows of a request. */
+export function requestView(r: ApprovalRequest, currentNeeded?: number) {
+  const { execution, ...rest } = r;
+  return { ...rest, approvalsNeeded: Math.max(r.approvalsNeeded, currentNeeded ?? 0), executing: !!execution };
+}
+
+async function getRequest(rt: ConsoleRuntime, id: string) {
+  if (!ID_RE.test(id)) return undefined;
+  return getRecord<ApprovalRequest>(rt.store, PK, id);
+}
+
+/** Who may see a request: its requester, its captured approvers, Super administrators and `audit.read`. */
+function canSee(c: ApprovalsContext, r: ApprovalRequest) {
+  const { identity, rights } = c.actor;
+  return same(r.requester.guid, identity.guid) || isNamedApprover(r.approvers, identity, rights) || rights.superAdministrator || rights.permissions.has('audit.read');
+}
+
+// ---- create
+
+export async function createRequest(c: ApprovalsContext, body: CreateRequestBody) {
+  const { rt } = c;
+  const partial = { action: body.action as ApprovableAction, ticket: body.ticket || undefined, correlationId: c.correlationId };
+  const refuse = async (e: ApiError, extra: Partial<ApprovalRequest> = {}, reason = e.code) => {
+    await auditRequest(rt, 'request.created', 'denied', reason, { ...partial, ...extra }, auditActor(c.actor));
+    return e;
+  };
+  if (body.kind !== 'action') throw await refuse(badRequest('kind_not_available', { kind: body.kind }));
+  // parameters are parsed per action: unknown keys (a typed password among them) are dropped
+  const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
+  if (!parsed.success) throw await refuse(badRequest(parsed.error.issues.some((i) => i.path[0] === 'action') ? 'action_not_approvable' : 'invalid_parameters'));
+  const parameters = parsed.data;
+  const { settings } = await readApprovalSettings(rt.store);
+  if (settings.ticketRequired && !body.ticket) throw await refuse(badRequest('ticket_required'));
+  if (!isGuid(body.target)) throw await refuse(notFound());
+  const kind = targetKindOf(parameters.action);
+  const d = await decideOn(c.dc, c.actor, kind, parameters.action, body.target, { audit: true, correlationId: c.correlationId });
+  const target = d.target ? { id: d.target.guid, kind, name: String(d.target.attributes.sAMAccountName ?? d.target.attributes.cn ?? ''), dn: d.target.dn } : undefined;
+  if (d.allowed) throw await refuse(conflict('approval_not_required'), { target });
+  // any other refusal stays a refusal: approvals never widen the delegation
+  if (d.reason !== 'approval_required' || !d.approval) throw await refuse(refusalError(d), { target }, d.reason);
+
+  const { approvers, approvalsNeeded } = approversFor(settings, d.approval);
+  const now = new Date();
+  const req: ApprovalRequest = {
+    id: newId(),
+    kind: 'action',
+    action: parameters.action,
+    state: 'pending',
+    reason: body.reason,
+    ...(body.ticket ? { ticket: body.ticket } : {}),
+    target: target!,
+    parameters,
+    requester: { ...me(c.actor), provider: c.actor.identity.provider },
+    source: d.approval,
+    approvers,
+    approvalsNeeded,
+    approvals: [],
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + settings.requestLifetimeDays * 86_400_000).toISOString(),
+    correlationId: c.correlationId,
+  };
+  if (!(await putRecord(rt.store, PK, req.id, req, { expectVersion: 0 }))) throw conflict('request_id_collision');
+  const decision = d.approval.kind === 'always' ? 'approval_required:always' : `approval_required:delegation:${d.approval.delegationId}`;
+  await auditRequest(rt, 'request.created', 'success', decision, req, auditActor(c.actor), { approvalsNeeded, approvers });
+  await notify(rt, 'approval_requested', req);
+  return requestView(req);
+}
+
+// ---- approve
+
+/** Refuse an approval: audited as `request.approved`, outcome denied, with the rule's code. */
+async function refuseApproval(c: ApprovalsContext, r: ApprovalRequest, e: ApiError, reason = e.code) {
+  await auditRequest(c.rt, 'request.approved', 'denied', reason, r, auditActor(c.actor));
+  return e;
+}
+
+async function requesterEnabled(c: ApprovalsContext, r: ApprovalRequest): Promise<boolean> {
+  const dn = await c.dc.dir.dnOfGuid(r.requester.guid);
+  const facts = dn ? await c.dc.dir.principalFacts(dn) : undefined;
+  return !!facts && (facts.userAccountControl & 0x2) === 0;
+}
+
+export async function approveRequest(c: ApprovalsContext, id: string) {
+  const { rt } = c;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const rec = await getRequest(rt, id);
+    if (!rec || !canSee(c, rec.data)) throw notFound();
+    const r = rec.data;
+    if (r.state !== 'pending' || r.execution) throw await refuseApproval(c, r, conflict('request_not_pending', { state: r.state }));
+    if (same(r.requester.guid, c.actor.identity.guid)) throw await refuseApproval(c, r, forbidden('self_approval'));
+    try {
+      await requireRecentStepUp(rt, c.session!);
+    } catch (e) {
+      if (isApiError(e)) throw await refuseApproval(c, r, e);
+      throw e;
+    }
+    // captured with the request AND still named by the current settings
+    const { settings } = await readApprovalSettings(rt.store);
+    const current = approversFor(settings, r.source);
+    if (!isNamedApprover(r.approvers, c.actor.identity, c.actor.rights)) throw await refuseApproval(c, r, forbidden('approver_not_allowed:not_captured'));
+    if (!isNamedApprover(current.approvers, c.actor.identity, c.actor.rights)) throw await refuseApproval(c, r, forbidden('approver_not_allowed:not_named'));
+    if (r.approvals.some((a) => same(a.guid, c.actor.identity.guid))) throw await refuseApproval(c, r, forbidden('approver_not_allowed:already_approved'));
+    if (!(await requesterEnabled(c, r))) throw await refuseApproval(c, r, forbidden('requester_disabled'));
+    // the approver must be directly allowed the action, decided on fresh facts
+    const d = await decideOn(c.dc, c.actor, r.target.kind, r.action, r.target.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
+    if (!d.allowed) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${d.reason}`));
+
+    // a raised approval count applies to pending requests
+    const needed = Math.max(r.approvalsNeeded, current.approvalsNeeded);
+    const approvals = [...r.approvals, { ...me(c.actor), at: new Date().toISOString() }];
+    const last = approvals.length >= needed;
+    const next: ApprovalRequest = { ...r, approvals, ...(last ? { execution: { startedAt: new Date().toISOString(), by: me(c.actor) } } : {}) };
+    if (!(await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version }))) continue; // another transition won: decide again
+    await auditRequest(rt, 'request.approved', 'success', `approval:${approvals.length}/${needed}`, r, auditActor(c.actor));
+    if (!last) return { request: requestView(next, needed) };
+    return execute(c, next, rec.version + 1);
+  }
+  throw conflict('request_changed_concurrently');
+}
+
+/** The last approval: the single action runs at once under the approver's rights, decided again. */
+async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number) {
+  let result: ActionResult;
+  try {
+    result = await performAction(c.dc, c.actor, r.target.id, r.parameters, { correlationId: r.correlationId, ticket: r.ticket, approval: 'approver', requestId: r.id });
+  } catch (e) {
+    logger.error('approval execution failed', { request: r.id, correlationId: r.correlationId, error: (e as Error).name });
+    result = { outcome: 'unknown', error: isApiError(e) ? e : new ApiError(500, 'internal_error') };
+  }
+  const done: ApprovalRequest = {
+    ...r,
+    state: 'executed',
+    execution: undefined,
+    closedAt: new Date().toISOString(),
+    closedBy: me(c.actor),
+    outcome: result.outcome,
+    result: { ...(result.error ? { code: result.error.code } : {}), ...(result.members ? { members: result.members } : {}) },
+  };
+  delete done.execution;
+  if (!(await putRecord(c.rt.store, PK, r.id, done, { expectVersion: version }))) logger.error('approval: executed request could not be closed', { request: r.id });
+  await auditRequest(c.rt, 'request.executed', result.outcome, result.error?.code ?? result.outcome, r, auditActor(c.actor), result.members ? { members: result.members } : {});
+  await notify(c.rt, 'approval_decided', done);
+  // the generated password goes to the approver who executed it, once; it is in no record
+  return { request: requestView(done), result: { outcome: result.outcome, ...done.result, ...(result.password ? { password: result.password } : {}) } };
+}
+
+// ---- reject, cancel
+
+async function close(c: ApprovalsContext, id: string, event: 'request.rejected' | 'request.cancelled', check: (r: ApprovalRequest) => Promise<void>, comment?: string) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const rec = await getRequest(c.rt, id);
+    if (!rec || !canSee(c, rec.data)) throw notFound();
+    const r = rec.data;
+    const refuse = async (e: ApiError) => {
+      await auditRequest(c.rt, event, 'denied', e.code, r, auditActor(c.actor));
+      return e;
+    };
+    if (r.state !== 'pending' || r.execution) throw await refuse(conflict('request_not_pending', { state: r.state }));
+    try {
+      await check(r);
+    } catch (e) {
+      if (isApiError(e)) throw await refuse(e);
+      throw e;
+    }
+    const next: ApprovalRequest = {
+      ...r,
+      state: event === 'request.rejected' ? 'rejected' : 'cancelled',
+      closedAt: new Date().toISOString(),
+      closedBy: me(c.actor),
+      ...(comment ? { comment } : {}),
+    };
+    if (!(await putRecord(c.rt.store, PK, r.id, next, { expectVersion: rec.version }))) continue;
+    await auditRequest(c.rt, event, 'success', event === 'request.rejected' ? 'rejected' : 'cancelled', r, auditActor(c.actor), comment ? { comment } : {});
+    await notify(c.rt, 'approval_decided', next);
+    return { request: requestView(next) };
+  }
+  throw conflict('request_changed_concurrently');
+}
+
+/** Reject: a comment is required; by an approver captured with the request and still named. */
+export function rejectRequest(c: ApprovalsContext, id: string, comment: string) {
+  return close(
+    c,
+    id,
+    'request.rejected',
+    async (r) => {
+      if (same(r.requester.guid, c.actor.identity.guid)) throw forbidden('self_approval');
+      const { settings } = await readApprovalSettings(c.rt.store);
+      if (!isNamedApprover(r.approvers, c.actor.identity, c.actor.rights)) throw forbidden('approver_not_allowed:not_captured');
+      if (!isNamedApprover(approversFor(settings, r.source).approvers, c.actor.identity, c.actor.rights)) throw forbidden('approver_not_allowed:not_named');
+    },
+    comment,
+  );
+}
+
+/** Cancel: by the requester only, pending only. */
+export function cancelRequest(c: ApprovalsContext, id: string) {
+  return close(c, id, 'request.cancelled', async (r) => {
+    if (!same(r.requester.guid, c.actor.identity.guid)) throw forbidden('not_requester');
+  });
+}
+
+// ---- read
+
+export async function getRequestView(c: ApprovalsContext, id: string) {
+  const rec = await getRequest(c.rt, id);
+  if (!rec || !canSee(c, rec.data)) throw notFound();
+  const { settings } = await readApprovalSettings(c.rt.store);
+  return requestView(rec.data, rec.data.state === 'pending' ? approversFor(settings, rec.data.source).approvalsNeeded : undefined);
+}
+
+export type ListView = 'mine' | 'to_approve' | 'history';
+
+/** Requests awaiting this operator: pending, not theirs, captured approver and still named, not yet approved by them. */
+async function awaiting(c: ApprovalsContext, all: ApprovalRequest[]) {
+  const { settings } = await readApprovalSettings(c.rt.store);
+  const { identity, rights } = c.actor;
+  return all.filter(
+    (r) =>
+      r.state === 'pending' &&
+      !r.execution &&
+      !same(r.requester.guid, identity.guid) &&
+      !r.approvals.some((a) => same(a.guid, identity.guid)) &&
+      isNamedApprover(r.approvers, identity, rights) &&
+      isNamedApprover(approversFor(settings, r.source).approvers, identity, rights),
+  );
+}
+
+export async function listRequests(c: ApprovalsContext, view: ListView) {
+  const all = (await queryRecords<ApprovalRequest>(c.rt.store, PK)).map((x) => x.data).reverse(); // newest first
+  const max = c.rt.config.Directory.MaxResults;
+  let items: ApprovalRequest[];
+  if (view === 'mine') items = all.filter((r) => same(r.requester.guid, c.actor.identity.guid));
+  else if (view === 'to_approve') items = await awaiting(c, all);
+  else items = all.filter((r) => r.state !== 'pending' && canSee(c, r));
+  return { items: items.slice(0, max).map((r) => requestView(r)), truncated: items.length > max };
+}
+
+export async function countRequests(c: ApprovalsContext) {
+  const all = (await queryRecords<ApprovalRequest>(c.rt.store, PK)).map((x) => x.data);
+  return {
+    toApprove: (await awaiting(c, all)).length,
+    minePending: all.filter((r) => r.state === 'pending' && same(r.requester.guid, c.actor.identity.guid)).length,
+  };
+}
+
+// ---- expiry (scheduled, Approvals:CheckInterval)
+
+const STUCK_EXECUTION_MS = 15 * 60_000;
+
+/**
+ * Expire pending requests past their lifetime (`request.expired`). Each is a conditional write on
+ * the version read: two runs at once expire (and audit) each request once. An execution claimed
+ * but never closed (the function died mid-way) is closed as executed with outcome `unknown`.
+ */
+export async function expireRequests(rt: ConsoleRuntime, now = Date.now()): Promise<{ expired: number; unknown: number }> {
+  let expired = 0;
+  let unknown = 0;
+  const system = { name: 'approvals-expiry', provider: 'system' };
+  for (const rec of await queryRecords<ApprovalRequest>(rt.store, PK)) {
+    const r = rec.data;
+    if (r.state !== 'pending') continue;
+    if (r.execution) {
+      if (now - Date.parse(r.execution.startedAt) < STUCK_EXECUTION_MS) continue;
+      const next: ApprovalRequest = { ...r, state: 'executed', closedAt: new Date(now).toISOString(), closedBy: r.execution.by, outcome: 'unknown', result: { code: 'execution_interrupted' } };
+      delete next.execution;
+      if (await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version })) {
+        unknown++;
+        await auditRequest(rt, 'request.executed', 'unknown', 'execution_interrupted', r, system);
+        await notify(rt, 'approval_decided', next);
+      }
+      continue;
+    }
+    if (Date.parse(r.expiresAt) > now) continue;
+    const next: ApprovalRequest = { ...r, state: 'expired', closedAt: new Date(now).toISOString() };
+    if (!(await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version }))) continue; // another run (or a decision) won
+    expired++;
+    await auditRequest(rt, 'request.expired', 'success', 'lifetime_elapsed', r, system, { expiresAt: r.expiresAt });
+    await notify(rt, 'approval_decided', next);
+  }
+  return { expired, unknown };
+}
+
+export const newCorrelationId = () => randomUUID();

@@ -1,0 +1,84 @@
+import { Attribute, Change } from 'ldapts';
+import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
+import { isGuid } from '../directory';
+import { ApiError, badRequest, forbidden, notFound } from '../errors';
+import { directoryError, refusalError, type ActionOptions, type ActionParams, type ActionResult } from '../users/actions';
+
+// groups.members.write: add or remove members of a group, decided on the group (the engine:
+// scope, classification, VIP, approvals) and on every member on fresh facts. A member must be a
+// user or group the operator can read (`users.read` / `groups.read` in scope), never their own
+// account; a protected (VIP) member also needs `vip.manage` in the delegation that allows the
+// change. One audit row per member change: `groups.members.add` / `groups.members.remove`.
+
+type MembersParams = Extract<ActionParams, { action: 'groups.members.write' }>;
+
+export async function changeGroupMembers(ctx: DecisionContext, actor: Actor, groupGuid: string, params: MembersParams, opts: ActionOptions): Promise<ActionResult> {
+  const auditActor = { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip };
+  const row = (event: string, outcome: string, reason: string, target: { dn?: string; name?: string }, details: Record<string, unknown>) =>
+    ctx.rt.audit.append({
+      event,
+      outcome,
+      reason,
+      ticket: opts.ticket,
+      actor: auditActor,
+      target: { id: groupGuid, kind: 'group', ...target },
+      correlationId: opts.correlationId,
+      details: { ...(opts.requestId ? { request: opts.requestId } : {}), ...details },
+    });
+  const changes = [...params.add.map((id) => ({ id, change: 'add' as const })), ...params.remove.map((id) => ({ id, change: 'remove' as const }))];
+  const eventOf = (c: 'add' | 'remove') => (c === 'add' ? 'groups.members.add' : 'groups.members.remove');
+  const refuseAll = async (error: ApiError, target: { dn?: string; name?: string } = {}, reason = error.code) => {
+    for (const c of changes.length ? changes : [{ id: undefined, change: 'add' as const }]) await row(eventOf(c.change), 'denied', reason, target, c.id ? { member: c.id } : {});
+    return { outcome: 'denied' as const, error };
+  };
+  if (!isGuid(groupGuid)) return { outcome: 'denied', error: notFound() };
+  if (!changes.length) return refuseAll(badRequest('no_member_change'));
+  if (new Set(changes.map((c) => c.id.toLowerCase())).size !== changes.length) return refuseAll(badRequest('duplicate_member'));
+
+  const d = await decideOn(ctx, actor, 'group', 'groups.members.write', groupGuid, { audit: true, correlationId: opts.correlationId, approval: opts.approval });
+  if (!d.allowed) {
+    const error = refusalError(d);
+    return refuseAll(error, d.target ? { dn: d.target.dn } : {}, error.code === 'forbidden' ? d.reason : error.code);
+  }
+  const group = { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') };
+
+  // every member first: one refused member refuses the whole change (nothing written)
+  const members: Array<{ id: string; change: 'add' | 'remove'; dn: string; name: string }> = [];
+  for (const c of changes) {
+    if (c.id.toLowerCase() === actor.identity.guid.toLowerCase()) return refuseAll(forbidden('own_account', { member: c.id }), group);
+    let md = await decideOn(ctx, actor, 'user', 'users.read', c.id, { audit: false, correlationId: opts.correlationId });
+    if (!md.allowed && md.reason === 'never_manageable:not_a_user') md = await decideOn(ctx, actor, 'group', 'groups.read', c.id, { audit: false, correlationId: opts.correlationId });
+    if (!md.allowed) return refuseAll(badRequest('member_not_allowed', { member: c.id }), group, `member_not_allowed:${md.reason}`);
+    if (md.cls.kind === 'vip' && !d.vipManage) return refuseAll(forbidden('forbidden', { reason: 'vip_requires_vip_manage', member: c.id }), group, 'member_vip_requires_vip_manage');
+    members.push({ ...c, dn: md.target.dn, name: String(md.target.attributes.sAMAccountName ?? md.target.attributes.cn ?? '') });
+  }
+
+  const results: NonNullable<ActionResult['members']> = [];
+  const creds = await ctx.rt.writeCreds();
+  let lastError: ApiError | undefined;
+  for (const m of members) {
+    const details = { member: m.id, memberName: m.name, memberDn: m.dn };
+    try {
+      await ctx.dir.pool.run(creds, 'write', (client) =>
+        client.modify(group.dn, [new Change({ operation: m.change === 'add' ? 'add' : 'delete', modification: new Attribute({ type: 'member', values: [m.dn] }) })]),
+      );
+      results.push({ id: m.id, change: m.change, outcome: 'succeeded' });
+      await row(eventOf(m.change), 'success', 'succeeded', group, details);
+    } catch (e) {
+      const code = (e as { code?: number }).code;
+      // already a member / not a member: nothing to change
+      if ((m.change === 'add' && (code === 20 || code === 68)) || (m.change === 'remove' && (code === 16 || code === 53))) {
+        results.push({ id: m.id, change: m.change, outcome: 'unchanged' });
+        await row(eventOf(m.change), 'success', 'unchanged', group, details);
+        continue;
+      }
+      lastError = directoryError(e);
+      results.push({ id: m.id, change: m.change, outcome: 'failed', code: lastError.code });
+      await row(eventOf(m.change), lastError.code === 'directory_outcome_unknown' ? 'unknown' : 'failed', lastError.code, group, details);
+    }
+  }
+  const failed = results.filter((r) => r.outcome === 'failed').length;
+  if (!failed) return { outcome: 'succeeded', members: results };
+  if (failed < results.length) return { outcome: 'partial', members: results, error: lastError };
+  return { outcome: lastError?.code === 'directory_outcome_unknown' ? 'unknown' : 'failed', members: results, error: lastError };
+}

@@ -1,0 +1,153 @@
+import { randomInt } from 'node:crypto';
+import fs from 'node:fs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Attribute, Change, ConstraintViolationError, InsufficientAccessError } from 'ldapts';
+import { classifyUser, isBelow } from '../authz/classify';
+import type { Config } from '../config';
+import { open, seal, sha256Hex } from '../crypto/seal';
+import { Directory, DirectoryInvalidCredentials, DirectoryPool, isGuid, type DirectoryCredentials } from '../directory';
+import { isTrue, readObjectByGuid, USER_ATTRIBUTES } from '../directory/objects';
+import { logger } from '../log';
+import { readSettings, type InstanceSettings } from '../setup/settings';
+import type { Store } from '../store';
+import { getRecord } from '../store/records';
+
+// users.password.reset in the password service, the only holder of the reset account: it checks
+// again what the console decided (user under a managed OU, at the DN the decision was made on,
+// classified standard, or VIP when the decision included vip.manage, not the operator's own
+// account), generates the password, sets it, and returns it sealed to the console. The password
+// is never stored, logged or audited.
+
+export interface ResetRequest {
+  op: 'users.password.reset';
+  userGuid: string;
+  expectedDn: string;
+  vipAllowed: boolean;
+  /** pwdLastSet = 0: the user changes it at next sign-in */
+  mustChange: boolean;
+  /** also clear lockoutTime */
+  unlock: boolean;
+  operator: { guid: string; name: string };
+  correlationId: string;
+}
+
+export interface ResetDeps {
+  store: Store;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  linkKey: () => Promise<Buffer>;
+}
+
+export interface ResetPayload {
+  password: string;
+}
+
+// sealed under the link key, bound to the user and to the direction service → console
+const resetAad = (userGuid: string, correlationId: string) => `reset:service->console:${userGuid.toLowerCase()}:${correlationId}`;
+export const openResetPassword = (key: Buffer, sealed: string, userGuid: string, correlationId: string): ResetPayload =>
+  JSON.parse(open(key, sealed, resetAad(userGuid, correlationId)).toString('utf8')) as ResetPayload;
+
+const UPPER = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
+const LOWER = 'abcdefghijkmnopqrstuvwxyz';
+const DIGIT = '23456789';
+const SYMBOL = '!#%+-=?@_';
+
+/** 20 characters from four classes (domain complexity), no look-alikes, crypto randomness. */
+export function generatePassword(length = 20): string {
+  const all = UPPER + LOWER + DIGIT + SYMBOL;
+  const chars = [UPPER, LOWER, DIGIT, SYMBOL].map((set) => set[randomInt(set.length)]);
+  while (chars.length < length) chars.push(all[randomInt(all.length)]);
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [chars[i], chars[j]] = [chars[j], chars[i]];
+  }
+  return chars.join('');
+}
+
+async function resetCredentials(env: NodeJS.ProcessEnv): Promise<DirectoryCredentials | undefined> {
+  const upn = env.HDC_RESET_UPN;
+  let password: string | undefined;
+  if (env.HDC_RESET_PASSWORD_FILE && fs.existsSync(env.HDC_RESET_PASSWORD_FILE)) password = fs.readFileSync(env.HDC_RESET_PASSWORD_FILE, 'utf8').replace(/\r?\n$/, '');
+  else if (env.HDC_RESET_PASSWORD_SECRET_ID) {
+    password = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: env.HDC_RESET_PASSWORD_SECRET_ID }))).SecretString;
+  }
+  return upn && password ? { user: upn, password } : undefined;
+}
+
+let cached: { key: string; dir: Directory } | undefined;
+function directory(config: Config, s: InstanceSettings, creds: DirectoryCredentials): Directory {
+  const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
+  if (cached?.key !== key) {
+    const d = config.Directory;
+    const pool = new DirectoryPool(s.dcs, {
+      caPem: s.caPem,
+      connectTimeoutMs: d.ConnectTimeout * 1000,
+      operationTimeoutMs: d.OperationTimeout * 1000,
+      cooldownMs: d.FailedDcCooldown * 1000,
+      probeIntervalMs: 0,
+      pageSize: d.PageSize,
+      searchMaxResults: d.SearchMaxResults,
+    });
+    cached = { key, dir: new Directory(pool, s.baseDn, async () => creds) };
+  }
+  return cached.dir;
+}
+
+/** The pin written by `pin` (see service.ts): same domain and CA, else every operation is refused. */
+async function trusted(deps: ResetDeps, s: InstanceSettings): Promise<boolean> {
+  const pin = await getRecord<{ domain: string; caSha256: string }>(deps.store, 'PWDSVC', 'PIN');
+  if (!pin) return false;
+  if (deps.env.HDC_PWD_DOMAIN && deps.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.data.domain) return false;
+  return pin.data.domain === s.domain && pin.data.caSha256 === sha256Hex(s.caPem);
+}
+
+export async function resetUserPassword(req: ResetRequest, deps: ResetDeps): Promise<{ ok: true; sealed: string } | { ok: false; code: string }> {
+  const done = (outcome: string) =>
+    logger.info('reset_operation', { operation: req.op, outcome, user: req.userGuid, operator: req.operator?.name, correlationId: req.correlationId });
+  const refuse = (code: string) => {
+    done(code);
+    return { ok: false as const, code };
+  };
+  if (!isGuid(req.userGuid ?? '')) return refuse('not_found');
+  const rec = await readSettings(deps.store);
+  const s = rec?.settings;
+  if (!s || !(await trusted(deps, s))) return refuse('trust_not_pinned');
+  const creds = await resetCredentials(deps.env);
+  if (!creds) return refuse('reset_not_configured');
+  const dir = directory(deps.config, s, creds);
+  let facts;
+  try {
+    facts = await readObjectByGuid(dir, req.userGuid, USER_ATTRIBUTES);
+  } catch (e) {
+    if (e instanceof DirectoryInvalidCredentials) return refuse('reset_bind_failed');
+    throw e;
+  }
+  if (!facts) return refuse('not_found');
+  if (facts.dn.toLowerCase() !== String(req.expectedDn).toLowerCase()) return refuse('moved');
+  if (facts.guid.toLowerCase() === String(req.operator?.guid).toLowerCase()) return refuse('own_account');
+  const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
+  const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
+  if (!managed.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
+  const sam = facts.attributes.sAMAccountName;
+  const cls = classifyUser(
+    { ...facts, samAccountName: Array.isArray(sam) ? sam[0] : sam, criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) },
+    { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: s.protectedGroups.map((g) => g.sid) },
+  );
+  if (!(cls.kind === 'standard' || (cls.kind === 'vip' && req.vipAllowed === true))) return refuse(cls.kind === 'vip' ? 'vip_not_allowed' : 'not_manageable');
+
+  const password = generatePassword();
+  const changes = [
+    new Change({ operation: 'replace', modification: new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${password}"`, 'utf16le')] }) }),
+    new Change({ operation: 'replace', modification: new Attribute({ type: 'pwdLastSet', values: [req.mustChange ? '0' : '-1'] }) }),
+    ...(req.unlock ? [new Change({ operation: 'replace', modification: new Attribute({ type: 'lockoutTime', values: ['0'] }) })] : []),
+  ];
+  try {
+    await dir.pool.run(creds, 'write', (client) => client.modify(facts.dn, changes));
+  } catch (e) {
+    if (e instanceof InsufficientAccessError || (e as { code?: number }).code === 50) return refuse('ad_denied');
+    if (e instanceof ConstraintViolationError || [19, 53].includes((e as { code?: number }).code ?? 0)) return refuse('password_policy');
+    throw e;
+  }
+  done('succeeded');
+  return { ok: true, sealed: seal(await deps.linkKey(), JSON.stringify({ password } satisfies ResetPayload), resetAad(req.userGuid, req.correlationId)) };
+}

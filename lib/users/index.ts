@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { APPROVABLE_ACTIONS } from '../approvals/settings';
+import { classifyUser, type TargetClass } from '../authz/classify';
+import { decideOnUser, type Actor, type Decision, type DecisionContext } from '../authz/engine';
+import { escapeFilterValue, isGuid } from '../directory';
+import { fileTimeToIso, isTrue, USER_ATTRIBUTES, withTokenGroups, type ObjectFacts } from '../directory/objects';
+import { notFound } from '../errors';
+import { scopeQuerySchema, searchScope, type ScopeQuery } from './search';
+
+// User read views (users.read): never a password, never a never-manageable account.
+
+export const userViewSchema = z.object({
+  id: z.string(),
+  username: z.string(),
+  upn: z.string().nullable(),
+  displayName: z.string().nullable(),
+  givenName: z.string().nullable(),
+  sn: z.string().nullable(),
+  mail: z.string().nullable(),
+  telephoneNumber: z.string().nullable(),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  lockedOut: z.boolean(),
+  lastSignIn: z.string().nullable(),
+  passwordLastSet: z.string().nullable(),
+  protected: z.boolean(),
+});
+export type UserView = z.infer<typeof userViewSchema>;
+
+/** Display hints per approvable user action: `direct`, `approval` (a request is needed) or `no`. */
+export type ActionHint = 'direct' | 'approval' | 'no';
+
+const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? null;
+
+export function userView(f: ObjectFacts, cls: TargetClass): UserView {
+  const a = f.attributes;
+  const uac = f.userAccountControl ?? 0;
+  const computed = Number(first(a['msDS-User-Account-Control-Computed']) ?? 0);
+  const lockout = first(a.lockoutTime);
+  return {
+    id: f.guid,
+    username: first(a.sAMAccountName) ?? '',
+    upn: first(a.userPrincipalName),
+    displayName: first(a.displayName),
+    givenName: first(a.givenName),
+    sn: first(a.sn),
+    mail: first(a.mail),
+    telephoneNumber: first(a.telephoneNumber),
+    description: first(a.description),
+    enabled: (uac & 0x2) === 0,
+    lockedOut: (computed & 0x10) !== 0 || (!!lockout && lockout !== '0' && a['msDS-User-Account-Control-Computed'] === undefined),
+    // lastLogonTimestamp replicates lazily: it may lag up to about 14 days by design
+    lastSignIn: fileTimeToIso(a.lastLogonTimestamp) ?? null,
+    passwordLastSet: fileTimeToIso(a.pwdLastSet) ?? null,
+    protected: cls.kind === 'vip',
+  };
+}
+
+export const hintOf = (d: Decision): ActionHint => (d.allowed ? 'direct' : d.reason === 'approval_required' ? 'approval' : 'no');
+
+/** Detail view with display hints (the hints decide nothing: every action is decided again). */
+export async function getUser(ctx: DecisionContext, actor: Actor, guid: string, correlationId: string) {
+  if (!isGuid(guid)) throw notFound();
+  const d = await decideOnUser(ctx, actor, 'users.read', guid, { audit: true, correlationId });
+  if (!d.allowed) throw notFound();
+  const actions: Record<string, ActionHint> = {};
+  for (const a of APPROVABLE_ACTIONS.filter((x) => x.startsWith('users.'))) actions[a] = hintOf(await decideOnUser(ctx, actor, a, guid, { audit: false, correlationId }));
+  return { ...userView(d.target, d.cls), dn: d.target.dn, actions };
+}
+
+export const userSearchQuerySchema = scopeQuerySchema;
+/** Users list page: 50 rows (console spec, Limits); the cursor loads the next 50. */
+export const USERS_PAGE = 50;
+
+export async function searchUsers(ctx: DecisionContext, actor: Actor, query: ScopeQuery, masterKey: Buffer) {
+  const classCtx = await ctx.classificationContext();
+  return searchScope(ctx, actor, query, masterKey, {
+    kind: 'users',
+    readPermission: 'users.read',
+    filter: (q) => {
+      const base = '(&(objectCategory=person)(objectClass=user))';
+      if (!q) return base;
+      const v = escapeFilterValue(q);
+      return `(&(objectCategory=person)(objectClass=user)(|(cn=*${v}*)(sAMAccountName=*${v}*)(displayName=*${v}*)(mail=*${v}*)(userPrincipalName=*${v}*)))`;
+    },
+    attributes: USER_ATTRIBUTES,
+    pageSize: USERS_PAGE,
+    classify: async (entries) =>
+      (await withTokenGroups(ctx.dir, entries)).map((facts) => {
+        const sam = facts.attributes.sAMAccountName;
+        return { facts, cls: classifyUser({ ...facts, samAccountName: Array.isArray(sam) ? sam[0] : sam, criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) }, classCtx) };
+      }),
+    view: userView,
+  });
+}

@@ -1,0 +1,94 @@
+import type { Entry } from 'ldapts';
+import { z } from 'zod';
+import type { Actor, DecisionContext } from '../authz/engine';
+import { isBelow, type TargetClass } from '../authz/classify';
+import type { Permission } from '../authz/permissions';
+import { openString, seal } from '../crypto/seal';
+import { isGuid } from '../directory';
+import type { ObjectFacts } from '../directory/objects';
+import { badRequest } from '../errors';
+
+// Search or enumerate the operator's scope for one kind of object (users, groups), as the
+// computers list does: LDAP pages of Directory:PageSize, at most Directory:SearchMaxResults (then
+// `incomplete`), sorted by name, a page of `pageSize` objects the operator may read (never-manageable
+// ones left out), `truncated` with an opaque cursor (sealed, bound to the operator, 10 minutes).
+
+export const scopeQuerySchema = z.object({
+  q: z.string().trim().max(64).optional(),
+  ou: z.string().trim().max(1024).optional(),
+  cursor: z.string().max(4096).optional(),
+});
+export type ScopeQuery = z.infer<typeof scopeQuerySchema>;
+
+interface CursorState {
+  op: string;
+  q?: string;
+  ou?: string;
+  offset: number;
+  exp: number;
+}
+const CURSOR_TTL_MS = 10 * 60_000;
+
+export interface ScopeSearch<V> {
+  kind: 'users' | 'groups';
+  readPermission: Permission;
+  filter: (q?: string) => string;
+  attributes: string[];
+  pageSize: number;
+  /** classify a page of raw entries (reads their group facts) */
+  classify: (entries: Entry[]) => Promise<Array<{ facts: ObjectFacts; cls: TargetClass }>>;
+  view: (facts: ObjectFacts, cls: TargetClass) => V;
+}
+
+export async function searchScope<V>(ctx: DecisionContext, actor: Actor, query: ScopeQuery, masterKey: Buffer, s: ScopeSearch<V>) {
+  const aad = `cursor:${s.kind}:${actor.identity.guid.toLowerCase()}`;
+  let offset = 0;
+  let { q, ou } = query;
+  if (query.cursor) {
+    let st: CursorState;
+    try {
+      st = JSON.parse(openString(masterKey, query.cursor, aad));
+    } catch {
+      throw badRequest('invalid_cursor');
+    }
+    if (st.op !== actor.identity.guid || st.exp < Date.now()) throw badRequest('invalid_cursor');
+    ({ q, ou, offset } = st);
+  }
+  const grants = (await ctx.grants(actor.rights)).filter((g) => g.permissions.has(s.readPermission));
+  let bases = [...new Set(grants.flatMap((g) => g.scopeDns))];
+  if (ou) {
+    const ouDn = isGuid(ou) ? await ctx.dir.dnOfGuid(ou) : ou;
+    // the filter narrows the scope; it never widens it
+    bases = ouDn ? [...new Set(bases.filter((b) => b.toLowerCase() === ouDn.toLowerCase() || isBelow(ouDn, b)).map(() => ouDn))] : [];
+  }
+  bases = bases.filter((b) => !bases.some((o) => o !== b && isBelow(b, o)));
+  const cfg = ctx.rt.config.Directory;
+  const creds = await ctx.dir.readCreds();
+  let incomplete = false;
+  const entries: Entry[] = [];
+  for (const base of bases) {
+    const left = cfg.SearchMaxResults - entries.length;
+    if (left <= 0) {
+      incomplete = true;
+      break;
+    }
+    const page = await ctx.dir.pool.search(creds, base, { scope: 'sub', filter: s.filter(q), attributes: s.attributes, explicitBufferAttributes: ['objectGUID', 'objectSid'], max: left });
+    incomplete ||= page.incomplete;
+    entries.push(...page.entries);
+  }
+  const name = (e: Entry) => String(Array.isArray(e.cn) ? e.cn[0] : (e.cn ?? ''));
+  entries.sort((a, b) => name(a).localeCompare(name(b)));
+
+  const items: V[] = [];
+  let i = offset;
+  while (i < entries.length && items.length < s.pageSize) {
+    const chunk = entries.slice(i, i + (s.pageSize - items.length));
+    for (const { facts, cls } of await s.classify(chunk)) {
+      if ((cls.kind === 'standard' || cls.kind === 'vip') && grants.some((g) => g.scopeDns.some((d) => isBelow(facts.dn, d)))) items.push(s.view(facts, cls));
+    }
+    i += chunk.length;
+  }
+  const truncated = i < entries.length;
+  const cursor = truncated ? seal(masterKey, JSON.stringify({ op: actor.identity.guid, q, ou, offset: i, exp: Date.now() + CURSOR_TTL_MS } satisfies CursorState), aad) : undefined;
+  return { items, truncated, incomplete, ...(cursor ? { cursor } : {}) };
+}
