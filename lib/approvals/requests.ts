@@ -10,7 +10,7 @@ import { notify } from '../notifications';
 import type { ConsoleRuntime } from '../runtime';
 import { getRecord, putRecord, queryRecords } from '../store/records';
 import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../users/actions';
-import { approversFor, isNamedApprover, type ApprovableAction, type ApprovalSource, type Approvers } from './settings';
+import { approversFor, isApprovable, isNamedApprover, type ApprovableAction, type ApprovalSource, type Approvers } from './settings';
 import { readApprovalSettings } from './settings';
 
 // Approval requests (console spec, Approval request; States and transitions). One record per
@@ -121,9 +121,10 @@ export async function createRequest(c: ApprovalsContext, body: CreateRequestBody
     return e;
   };
   if (body.kind !== 'action') throw await refuse(badRequest('kind_not_available', { kind: body.kind }));
+  if (!isApprovable(body.action)) throw await refuse(badRequest('action_not_approvable', { action: body.action }));
   // parameters are parsed per action: unknown keys (a typed password among them) are dropped
   const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
-  if (!parsed.success) throw await refuse(badRequest(parsed.error.issues.some((i) => i.path[0] === 'action') ? 'action_not_approvable' : 'invalid_parameters'));
+  if (!parsed.success) throw await refuse(badRequest('invalid_parameters'));
   const parameters = parsed.data;
   const { settings } = await readApprovalSettings(rt.store);
   if (settings.ticketRequired && !body.ticket) throw await refuse(badRequest('ticket_required'));

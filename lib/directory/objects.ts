@@ -42,7 +42,11 @@ const num = (v: unknown): number | undefined => {
 
 export function toObjectFacts(e: Entry, tokenGroups?: Buffer[]): ObjectFacts {
   const attributes: Record<string, string | string[] | undefined> = {};
-  for (const [k, v] of Object.entries(e)) if (!BINARY.includes(k) && k !== 'dn') attributes[k] = Array.isArray(v) ? v.map(String) : String(v);
+  // ldapts lists every requested attribute, absent ones as []: absent stays absent here
+  for (const [k, v] of Object.entries(e)) {
+    if (BINARY.includes(k) || k === 'dn' || (Array.isArray(v) && v.length === 0)) continue;
+    attributes[k] = Array.isArray(v) ? v.map(String) : String(v);
+  }
   const sidBuf = e.objectSid as Buffer | Buffer[] | undefined;
   const sid = sidBuf ? sidFromBuffer(Array.isArray(sidBuf) ? sidBuf[0] : sidBuf) : undefined;
   const guidBuf = e.objectGUID as Buffer | Buffer[];

@@ -226,7 +226,8 @@ export class PasswordService {
       const obj = await client.search(dn, { scope: 'base', attributes: ['nTSecurityDescriptor', 'msLAPS-PasswordExpirationTime'], explicitBufferAttributes: ['nTSecurityDescriptor'] }, new SdFlagsDaclControl());
       const e = obj.searchEntries[0];
       const sd = e?.nTSecurityDescriptor as Buffer | undefined;
-      if (!sd || !e['msLAPS-PasswordExpirationTime']) return 'laps_no_password';
+      const expiry = e?.['msLAPS-PasswordExpirationTime'];
+      if (!sd || expiry === undefined || (Array.isArray(expiry) && expiry.length === 0)) return 'laps_no_password';
       const me = await client.search(s.baseDn, { scope: 'sub', filter: `(userPrincipalName=${escapeFilterValue(creds.user)})`, attributes: ['objectSid'], explicitBufferAttributes: ['objectSid'] });
       const meDn = me.searchEntries[0]?.dn;
       const tg = meDn ? await client.search(meDn, { scope: 'base', attributes: ['tokenGroups', 'objectSid'], explicitBufferAttributes: ['tokenGroups', 'objectSid'] }) : undefined;

@@ -153,7 +153,9 @@ export async function performAction(ctx: DecisionContext, actor: Actor, targetGu
   const replace = (type: string, values: string[]) => new Change({ operation: 'replace', modification: new Attribute({ type, values }) });
   if (params.action === 'users.unlock') {
     changes = [replace('lockoutTime', ['0'])];
-    details = { wasLockedOut: ((Number(d.target.attributes['msDS-User-Account-Control-Computed'] ?? 0) & 0x10) !== 0) };
+    const computed = d.target.attributes['msDS-User-Account-Control-Computed'];
+    const lockoutTime = String(d.target.attributes.lockoutTime ?? '0');
+    details = { wasLockedOut: computed !== undefined ? (Number(computed) & 0x10) !== 0 : lockoutTime !== '0' };
   } else if (params.action === 'users.disable' || params.action === 'users.enable') {
     const uac = d.target.userAccountControl ?? 0;
     const next = params.action === 'users.disable' ? uac | 0x2 : uac & ~0x2;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Client } from 'ldapts';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ConsoleClient } from '../../local/console-client';
-import { auditMark, auditSince, lapsCanaries, nextCode, signedIn, stack, store } from '../support/stack';
+import { auditMark, auditSince, lapsCanaries, signedIn, stack, steppedUp, store } from '../support/stack';
 
 // The LAPS reveal and expire chain against the Samba directory, through the real console, the
 // real password service (Lambda invoke over the signed link) and the LAPS account's own rights.
@@ -14,12 +14,6 @@ const computer = (name: string) => {
 const LAPS_CANARIES = lapsCanaries();
 const errorBodies: string[] = [];
 
-async function steppedUp(username: string): Promise<ConsoleClient> {
-  const c = await signedIn(username);
-  const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
-  if (r.status !== 200) throw new Error(`step-up of ${username}: ${r.status} ${r.text}`);
-  return c;
-}
 async function reveal(c: ConsoleClient, name: string, body: Record<string, unknown> = { confirm: true, ticket: 'INC-4242' }) {
   const r = await c.post(`/api/computers/${computer(name).guid}/laps`, body);
   if (r.status !== 200) errorBodies.push(r.text);

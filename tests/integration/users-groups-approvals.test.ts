@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { Client } from 'ldapts';
+import { Attribute, Change, Client } from 'ldapts';
 import { guidFromBuffer } from '../../lib/directory/guid';
 import { getRecord, putRecord } from '../../lib/store/records';
 import type { ConsoleClient } from '../../local/console-client';
@@ -510,7 +510,9 @@ describe('approval requests: the state table', () => {
   it('a disabled requester’s request is not executed', async () => {
     const c = await request(helpdesk, 'users.disable', guids['t4-user1']);
     const op = seedUser('op-helpdesk');
-    await adminClient((x) => x.modify(op.dn, [{ operation: 'replace', modification: { type: 'userAccountControl', values: ['514'] } } as any]));
+    const original = await uac(op.dn);
+    const setUac = (v: number) => adminClient((x) => x.modify(op.dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: [String(v)] }) })));
+    await setUac(original | 2);
     try {
       await stepUp(approver, 'op-approver');
       const mark = await auditMark();
@@ -518,7 +520,7 @@ describe('approval requests: the state table', () => {
       expect({ status: r.status, code: r.body.code }).toEqual({ status: 403, code: 'requester_disabled' });
       expect((await auditSince(mark)).find((x) => x.event === 'request.approved')).toMatchObject({ outcome: 'denied', reason: 'requester_disabled' });
     } finally {
-      await adminClient((x) => x.modify(op.dn, [{ operation: 'replace', modification: { type: 'userAccountControl', values: ['512'] } } as any]));
+      await setUac(original);
     }
     expect((await uac(T1)) & 2).toBe(0);
     await helpdesk.post(`/api/approvals/${c.body.id}/cancel`);

@@ -84,3 +84,13 @@ export async function auditSince(mark: number): Promise<AuditRow[]> {
 /** Every LAPS password of the seeded directory (they all carry the marker LAPS-CANARY-). */
 export const lapsCanaries = (): string[] =>
   stack.directory.computers.flatMap((c) => [(c as { lapsPassword?: string }).lapsPassword, (c as { lapsLegacyPassword?: string }).lapsLegacyPassword]).filter((p): p is string => !!p);
+
+/** A signed-in client with a recent step-up (reused while it is younger than 200 s). */
+export async function steppedUp(username: string): Promise<ConsoleClient> {
+  const c = await signedIn(username);
+  const me = await c.get('/api/auth/me');
+  if (me.body?.stepUpAt && Date.now() - Date.parse(me.body.stepUpAt) < 200_000) return c;
+  const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
+  if (r.status !== 200) throw new Error(`step-up of ${username}: ${r.status} ${r.text}`);
+  return c;
+}
