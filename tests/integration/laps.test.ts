@@ -32,7 +32,8 @@ async function adminLdap() {
 const readAttr = async (dn: string, attr: string) => {
   const l = await adminLdap();
   try {
-    return (await l.search(dn, { scope: 'base', attributes: [attr] })).searchEntries[0]?.[attr] as string | undefined;
+    const v = (await l.search(dn, { scope: 'base', attributes: [attr] })).searchEntries[0]?.[attr];
+    return Array.isArray(v) && v.length === 0 ? undefined : (v as string | undefined);
   } finally {
     await l.unbind();
   }
