@@ -7,6 +7,7 @@ import { routes as approvals } from './approvals';
 import { routes as audit } from './audit';
 import { routes as auth } from './auth';
 import { routes as computers } from './computers';
+import { routes as diagnostics } from './diagnostics';
 import { routes as fleetStatus } from './fleet-status';
 import { routes as groups } from './groups';
 import { routes as health } from './health';
@@ -23,6 +24,7 @@ export const consoleRoutes = {
   audit,
   auth,
   computers,
+  diagnostics,
   'fleet-status': fleetStatus,
   groups,
   health,

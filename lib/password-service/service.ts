@@ -3,7 +3,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { Attribute, Change, InsufficientAccessError } from 'ldapts';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/seal';
-import { Directory, DirectoryInvalidCredentials, DirectoryPool, escapeFilterValue, guidFromBuffer, isGuid, sidFromBuffer, type DirectoryCredentials } from '../directory';
+import { Directory, DirectoryInvalidCredentials, DirectoryPool, isGuid, type DirectoryCredentials } from '../directory';
 import { classifyComputer, isBelow } from '../authz/classify';
 import { COMPUTER_ATTRIBUTES, fileTimeToIso, isoToFileTime, readObjectByGuid } from '../directory/objects';
 import { isApiError } from '../errors';
@@ -11,7 +11,7 @@ import { logger } from '../log';
 import { readSettings, type InstanceSettings } from '../setup/settings';
 import type { Store } from '../store';
 import { addToCounter, getRecord, putRecord } from '../store/records';
-import { grantsControlAccess, daclAces, SdFlagsDaclControl } from '../laps/security-descriptor';
+import { diagnoseLapsRights, holdsReadRight, lapsAccountSids, type ScopeDiagnosis } from './diagnose';
 import { sealPassword, verifyRequest } from './link';
 import { resetUserPassword, type ResetRequest } from './reset';
 
@@ -29,10 +29,10 @@ export interface LapsRequest {
   operator: { guid: string; name: string };
   correlationId: string;
 }
-export type ServiceRequest = { op: 'health' } | { op: 'pin' } | LapsRequest | ResetRequest;
+export type ServiceRequest = { op: 'health' } | { op: 'pin' } | { op: 'laps.diagnose'; scopeDns: string[] } | LapsRequest | ResetRequest;
 
 export type ServiceResponse =
-  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured' }
+  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured'; identity?: string; scopes?: ScopeDiagnosis[] }
   | { ok: false; code: string };
 
 export interface LapsPayload {
@@ -109,6 +109,7 @@ export class PasswordService {
     try {
       if (req.op === 'health') return { ok: true, laps: (await this.lapsCredentials()) ? 'configured' : 'not_configured' };
       if (req.op === 'pin') return await this.pin();
+      if (req.op === 'laps.diagnose') return await this.diagnose(req);
       if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
       if (req.op === 'users.password.reset') return await resetUserPassword(req, { store: this.store, config: this.config, env: this.env, linkKey: this.linkKey });
       return { ok: false, code: 'unknown_operation' };
@@ -219,22 +220,22 @@ export class PasswordService {
    */
   private async emptyReason(dir: Directory, creds: DirectoryCredentials, dn: string, s: InstanceSettings): Promise<string> {
     return dir.pool.run(creds, 'read', async (client) => {
-      const schema = `CN=Schema,CN=Configuration,${s.baseDn}`;
-      const attr = await client.search(schema, { scope: 'one', filter: '(lDAPDisplayName=msLAPS-Password)', attributes: ['schemaIDGUID'], explicitBufferAttributes: ['schemaIDGUID'] });
-      const g = attr.searchEntries[0]?.schemaIDGUID as Buffer | undefined;
-      if (!g) return 'laps_no_password';
-      const obj = await client.search(dn, { scope: 'base', attributes: ['nTSecurityDescriptor', 'msLAPS-PasswordExpirationTime'], explicitBufferAttributes: ['nTSecurityDescriptor'] }, new SdFlagsDaclControl());
-      const e = obj.searchEntries[0];
-      const sd = e?.nTSecurityDescriptor as Buffer | undefined;
-      const expiry = e?.['msLAPS-PasswordExpirationTime'];
-      if (!sd || expiry === undefined || (Array.isArray(expiry) && expiry.length === 0)) return 'laps_no_password';
-      const me = await client.search(s.baseDn, { scope: 'sub', filter: `(userPrincipalName=${escapeFilterValue(creds.user)})`, attributes: ['objectSid'], explicitBufferAttributes: ['objectSid'] });
-      const meDn = me.searchEntries[0]?.dn;
-      const tg = meDn ? await client.search(meDn, { scope: 'base', attributes: ['tokenGroups', 'objectSid'], explicitBufferAttributes: ['tokenGroups', 'objectSid'] }) : undefined;
-      const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? (v as Buffer[]) : [v as Buffer]);
-      const sids = new Set(['S-1-1-0', 'S-1-5-11', ...list(tg?.searchEntries[0]?.tokenGroups).map(sidFromBuffer), ...list(tg?.searchEntries[0]?.objectSid).map(sidFromBuffer)]);
-      return grantsControlAccess(daclAces(sd), sids, guidFromBuffer(g)) ? 'laps_encrypted_unsupported' : 'laps_no_password';
+      const obj = await client.search(dn, { scope: 'base', attributes: ['msLAPS-PasswordExpirationTime'] });
+      const expiry = obj.searchEntries[0]?.['msLAPS-PasswordExpirationTime'];
+      if (expiry === undefined || (Array.isArray(expiry) && expiry.length === 0)) return 'laps_no_password';
+      return (await holdsReadRight(client, dn, s.baseDn, await lapsAccountSids(client, s.baseDn, creds.user))) ? 'laps_encrypted_unsupported' : 'laps_no_password';
     });
+  }
+
+  /** Diagnostics: the LAPS account signs in, and its rights on a sample computer per scope. */
+  private async diagnose(req: { scopeDns: string[] }): Promise<ServiceResponse> {
+    const s = await this.settings();
+    if (!s) return { ok: false, code: 'not_configured' };
+    const creds = await this.lapsCredentials();
+    if (!creds) return { ok: true, identity: 'laps_identity_not_configured', scopes: [] };
+    const dir = this.directory(s, creds);
+    if (!(await dir.pool.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
+    return { ok: true, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String)) };
   }
 
   private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {
