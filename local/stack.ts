@@ -15,6 +15,8 @@ import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
 export interface StackOptions {
   /** 'dev' for npm start, 'test' for npm test (other ports and table, same directory) */
   profile: 'dev' | 'test';
+  /** called once the ports were found free, before any process is started */
+  onProcessesStarting?: () => void;
 }
 export interface StackInfo {
   consoleUrl: string;
@@ -79,6 +81,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   for (const p of Object.values(ports)) {
     if (await portOpen(p)) throw new Error(`port ${p} is already in use: is another stack running? (stop it with Ctrl-C, or: npm run stop)`);
   }
+  opts.onProcessesStarting?.();
   const directory = ensureDirectory();
   const keyFile = masterKeyFile();
   const linkFile = linkKeyFile();

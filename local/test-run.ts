@@ -16,10 +16,16 @@ async function main() {
   const unit = jest(['--selectProjects', 'unit', ...extra]);
   if (unit !== 0) process.exit(unit);
   let code = 1;
-  // sessions and authenticator steps remembered by the tests belong to one run
-  for (const f of ['sessions.test.json', 'totp-steps.test.json']) fs.rmSync(path.join(RUN_DIR, f), { force: true });
+  let started = false;
   try {
-    await startStack({ profile: 'test' });
+    await startStack({
+      profile: 'test',
+      onProcessesStarting: () => {
+        started = true;
+        // sessions and authenticator steps remembered by the tests belong to one run
+        for (const f of ['sessions.test.json', 'totp-steps.test.json']) fs.rmSync(path.join(RUN_DIR, f), { force: true });
+      },
+    });
     code = jest(['--selectProjects', 'integration', '--runInBand', ...extra], {
       ...process.env,
       HDC_STACK_PROFILE: 'test',
@@ -29,9 +35,12 @@ async function main() {
   } catch (e) {
     console.error(`[hdc] integration stack failed: ${(e as Error).stack}`);
   } finally {
-    log('stopping the test stack');
-    // HDC_KEEP_DIRECTORY=1 leaves the DCs running (faster repeated runs while developing)
-    await stopStack('test', { directory: process.env.HDC_KEEP_DIRECTORY !== '1' });
+    // a stack whose ports were busy is someone else's: only stop what this run started
+    if (started) {
+      log('stopping the test stack');
+      // HDC_KEEP_DIRECTORY=1 leaves the DCs running (faster repeated runs while developing)
+      await stopStack('test', { directory: process.env.HDC_KEEP_DIRECTORY !== '1' });
+    }
   }
   process.exit(code);
 }
