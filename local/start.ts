@@ -10,7 +10,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log('stopping...');
-    await stopStack('dev');
+    // HDC_KEEP_DIRECTORY=1 leaves the DCs running (another stack, e.g. npm test, may use them)
+    await stopStack('dev', { directory: process.env.HDC_KEEP_DIRECTORY !== '1' });
     process.exit(0);
   };
   process.on('SIGINT', stop);
