@@ -7,6 +7,7 @@ import { isGuid } from '../../lib/directory';
 import { createRuntime } from '../../lib/runtime';
 import { issueSetupToken } from '../../lib/setup';
 import { issueFleetToken } from '../../lib/fleet-status';
+import { callPasswordService } from '../../lib/password-service/client';
 import { isApiError } from '../../lib/errors';
 import { queryRecords } from '../../lib/store/records';
 import { createStore } from '../../lib/store';
@@ -18,6 +19,7 @@ const USAGE = `usage: npm run admin -- <command>
   reset-setup --confirm       re-open the setup wizard with a new token (data kept; audited)
   reset-totp <operator>       clear an operator's authenticator (objectGUID or user name; audited)
   issue-fleet-token           issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)
+  pin-password-service        first use: pin the password service to the configured domain and CA
   verify-audit                verify the audit hash chain
   purge-audit                 apply Audit:RetentionDays now (the purge is audited)
   import-roles <file> [--replace]
@@ -29,7 +31,15 @@ function environment(): NodeJS.ProcessEnv {
   const stackFile = path.resolve(__dirname, '../../local/.run/stack.json');
   if (process.env.DYNAMODB_ENDPOINT || process.env.HDC_MASTER_KEY_SECRET_ID || !fs.existsSync(stackFile)) return process.env;
   const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8'));
-  return { ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName, HDC_MASTER_KEY_FILE: stack.masterKeyFile };
+  return {
+    ...process.env,
+    DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+    HDC_TABLE: stack.tableName,
+    HDC_MASTER_KEY_FILE: stack.masterKeyFile,
+    HDC_LINK_KEY_FILE: stack.linkKeyFile,
+    HDC_LAMBDA_ENDPOINT: stack.lambdaEndpoint,
+    HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction,
+  };
 }
 
 export async function runAdminCommand(argv: string[], env = environment()): Promise<{ code: number; out: string }> {
@@ -60,6 +70,11 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
       const token = await issueFleetToken(rt);
       await rt.audit.append({ event: 'settings.fleet_token', outcome: 'success', actor, reason: 'issued' });
       return { code: 0, out: `fleet status token (shown once): ${token}` };
+    }
+    case 'pin-password-service': {
+      const res = await callPasswordService({ op: 'pin' }, env);
+      await rt.audit.append({ event: 'settings.password_service_pin', outcome: res.ok ? 'success' : 'failure', actor, reason: res.ok ? `pinned:${res.pinned}` : res.code });
+      return res.ok ? { code: 0, out: `password service pinned to ${res.pinned}` } : { code: 1, out: `refused: ${res.code}` };
     }
     case 'verify-audit': {
       const v = await rt.audit.verify();
