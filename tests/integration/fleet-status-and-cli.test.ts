@@ -2,7 +2,15 @@ import { runAdminCommand } from '../../functions/admin/cli';
 import { createSession, loadSession, updateSession } from '../../lib/auth/sessions';
 import { auditMark, auditSince, account, newClient, stack, store } from '../support/stack';
 
-const env = { ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName, HDC_MASTER_KEY_FILE: stack.masterKeyFile };
+const env = {
+  ...process.env,
+  DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+  HDC_TABLE: stack.tableName,
+  HDC_MASTER_KEY_FILE: stack.masterKeyFile,
+  HDC_LINK_KEY_FILE: stack.linkKeyFile,
+  HDC_LAMBDA_ENDPOINT: stack.lambdaEndpoint,
+  HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction,
+};
 
 describe('the fleet status endpoint (bearer token)', () => {
   it('refuses a missing or wrong token, answers the status with the issued one', async () => {
@@ -35,6 +43,13 @@ describe('the fleet status endpoint (bearer token)', () => {
 });
 
 describe('the admin CLI', () => {
+  it('pin-password-service confirms the existing pin (first use is done by the local stack), audited', async () => {
+    const mark = await auditMark();
+    const r = await runAdminCommand(['pin-password-service'], env);
+    expect(r).toEqual({ code: 0, out: `password service pinned to ${stack.directory.domain}` });
+    expect((await auditSince(mark)).find((x) => x.event === 'settings.password_service_pin')).toMatchObject({ outcome: 'success' });
+  });
+
   it('refuses setup-token on a configured instance and reset-setup without --confirm', async () => {
     expect((await runAdminCommand(['setup-token'], env)).code).toBe(2);
     expect((await runAdminCommand(['reset-setup'], env)).code).toBe(2);

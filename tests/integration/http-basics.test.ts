@@ -2,6 +2,9 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createHttpHandler } from '../../lib/http/handler';
 import { createRuntime } from '../../lib/runtime';
 import { routes as openapiRoutes } from '../../functions/console/openapi';
+import { routes as computerRoutes } from '../../functions/console/computers';
+import { consoleRoutes } from '../../functions/console/all-routes';
+import { openApiDocument } from '../../lib/http/openapi';
 import { newClient, signedIn, stack, store } from '../support/stack';
 
 describe('health, errors and the API description', () => {
@@ -88,6 +91,31 @@ describe('health, errors and the API description', () => {
       const ok = await handler(event(`__Host-hdc=${admin.cookie('__Host-hdc')}`));
       expect(ok.statusCode).toBe(200);
       expect(JSON.parse(ok.body!).paths['/api/auth/login']).toBeDefined();
+    });
+  });
+
+  describe('with Helpdesk:Enabled=false', () => {
+    const rt = createRuntime({
+      env: { Helpdesk__Enabled: 'false', HDC_MASTER_KEY_FILE: stack.masterKeyFile },
+      store,
+    });
+    const handler = createHttpHandler(computerRoutes, () => rt);
+    const post = (path: string) =>
+      handler({ rawPath: path, headers: {}, body: '{}', requestContext: { http: { method: 'POST', sourceIp: '127.0.0.1' } } } as unknown as APIGatewayProxyEventV2);
+    const guid = stack.computers.find((c) => c.name === 'WS-STD-01')!.guid;
+
+    it('has no LAPS routes (404, before anything else) and no LAPS entries in the OpenAPI document', async () => {
+      for (const p of [`/api/computers/${guid}/laps`, `/api/computers/${guid}/laps/expire`]) {
+        const r = await post(p);
+        expect(r.statusCode).toBe(404);
+        expect(JSON.parse(r.body!)).toEqual({ code: 'not_found' });
+      }
+      const all = Object.values(consoleRoutes).flat();
+      const off = openApiDocument(all, { helpdeskEnabled: false, version: 't' });
+      const on = openApiDocument(all, { helpdeskEnabled: true, version: 't' });
+      expect(Object.keys(off.paths).filter((p) => p.includes('/laps'))).toEqual([]);
+      expect(Object.keys(on.paths).filter((p) => p.includes('/laps')).sort()).toEqual(['/api/computers/{id}/laps', '/api/computers/{id}/laps/expire']);
+      expect(off.paths['/api/computers']).toBeDefined();
     });
   });
 });
