@@ -15,10 +15,12 @@ describe('CSRF on every state-changing route', () => {
   it.each(routes.map((r) => [`${r.method} ${r.path}`, r]))('%s', async (_name, r) => {
     const path = r.path.replace(/\{(\w+)\}/g, '00000000-0000-0000-0000-000000000000');
     const mark = await auditMark();
-    const missing = await client.request(r.method, path, {}, { 'x-csrf-token': '' });
+    // no body on DELETE: serverless-offline leaves an unread DELETE body on the keep-alive socket
+    const body = r.method === 'DELETE' ? undefined : {};
+    const missing = await client.request(r.method, path, body, { 'x-csrf-token': '' });
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('csrf_token_missing');
-    const wrong = await client.request(r.method, path, {}, { 'x-csrf-token': 'forged' });
+    const wrong = await client.request(r.method, path, body, { 'x-csrf-token': 'forged' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('csrf_token_invalid');
     expect(await auditSince(mark)).toEqual([]);
