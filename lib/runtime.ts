@@ -3,6 +3,7 @@ import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './crypto/master-key';
 import { openString } from './crypto/seal';
 import { Directory, DirectoryPool, type DirectoryCredentials } from './directory';
+import { poolOptions } from './directory/pool';
 import { unavailable } from './errors';
 import { logger } from './log';
 import { readSettings, type InstanceSettings } from './setup/settings';
@@ -46,16 +47,7 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     const version = settingsCache!.version!;
     if (dirCache && dirCache.version === version) return dirCache.directory;
     dirCache?.stop();
-    const d = config.Directory;
-    const pool = new DirectoryPool(s.dcs, {
-      caPem: s.caPem,
-      connectTimeoutMs: d.ConnectTimeout * 1000,
-      operationTimeoutMs: d.OperationTimeout * 1000,
-      cooldownMs: d.FailedDcCooldown * 1000,
-      probeIntervalMs: d.HealthProbeInterval * 1000,
-      pageSize: d.PageSize,
-      searchMaxResults: d.SearchMaxResults,
-    });
+    const pool = new DirectoryPool(s.dcs, poolOptions(config.Directory, s.caPem, { healthProbe: true }));
     const readCreds = async () => ({
       user: s.readAccount.user,
       password: openString(await masterKey(), s.readAccount.sealedPassword, 'tech-account:read'),

@@ -255,3 +255,20 @@ export class DirectoryPool {
     if (this.probeTimer) clearInterval(this.probeTimer);
   }
 }
+
+/** Pool options from the Directory configuration section (one place for the mapping). */
+export function poolOptions(
+  d: { ConnectTimeout: number; OperationTimeout: number; FailedDcCooldown: number; HealthProbeInterval: number; PageSize: number; SearchMaxResults: number },
+  caPem: string,
+  opts: { healthProbe?: boolean; cooldown?: boolean } = {},
+): PoolOptions {
+  return {
+    caPem,
+    connectTimeoutMs: d.ConnectTimeout * 1000,
+    operationTimeoutMs: d.OperationTimeout * 1000,
+    cooldownMs: opts.cooldown === false ? 0 : d.FailedDcCooldown * 1000,
+    probeIntervalMs: opts.healthProbe ? d.HealthProbeInterval * 1000 : 0,
+    pageSize: d.PageSize,
+    searchMaxResults: d.SearchMaxResults,
+  };
+}

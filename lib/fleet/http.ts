@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { header, parseBody } from '../http/event';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ZodError } from 'zod';
@@ -11,7 +12,6 @@ import { auditRefusal, guardRoute, refuse } from './guard';
 import type { FleetContext, FleetRoute } from './route';
 import { fleetRuntime, type FleetRuntime } from './runtime';
 
-const MAX_BODY = 256 * 1024;
 
 const headers = (correlationId: string, extra?: Record<string, string>) => ({
   'cache-control': 'no-store',
@@ -26,22 +26,6 @@ const json = (status: number, body: unknown, correlationId: string): APIGatewayP
   body: body === undefined ? '' : JSON.stringify(body),
 });
 
-function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
-  const n = name.toLowerCase();
-  for (const [k, v] of Object.entries(event.headers ?? {})) if (k.toLowerCase() === n) return v;
-  return undefined;
-}
-
-function parseBody(event: APIGatewayProxyEventV2): unknown {
-  if (!event.body) return undefined;
-  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (raw.length > MAX_BODY) throw badRequest('body_too_large');
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw badRequest('invalid_json');
-  }
-}
 
 const parseWith = <T>(schema: { parse(v: unknown): T } | undefined, value: unknown, where: 'body' | 'query'): T | undefined => {
   if (!schema) return undefined;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { header, parseBody } from './event';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ZodError } from 'zod';
 import { operatorRights } from '../authz/rights';
@@ -10,7 +11,6 @@ import { logger } from '../log';
 import type { ConsoleRuntime } from '../runtime';
 import { matchPath, STATE_CHANGING, type Route, type RouteContext } from './route';
 
-const MAX_BODY = 256 * 1024;
 const OPERATOR_FACTS_MAX_AGE_MS = 60_000;
 
 const json = (status: number, body: unknown, correlationId: string, extra: Partial<APIGatewayProxyStructuredResultV2> = {}): APIGatewayProxyStructuredResultV2 => ({
@@ -37,22 +37,6 @@ export function validationError(e: ZodError, where: 'body' | 'query' | 'path'): 
   return badRequest(specific ?? 'validation_failed', { errors: issues });
 }
 
-function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
-  const n = name.toLowerCase();
-  for (const [k, v] of Object.entries(event.headers ?? {})) if (k.toLowerCase() === n) return v;
-  return undefined;
-}
-
-function parseBody(event: APIGatewayProxyEventV2): unknown {
-  if (!event.body) return undefined;
-  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (raw.length > MAX_BODY) throw badRequest('body_too_large');
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw badRequest('invalid_json');
-  }
-}
 
 /**
  * The one HTTP pipeline of the console, in this order for every route, before any side effect:

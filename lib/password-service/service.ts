@@ -4,6 +4,7 @@ import { Attribute, Change, InsufficientAccessError } from 'ldapts';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/seal';
 import { Directory, DirectoryInvalidCredentials, DirectoryPool, isGuid, type DirectoryCredentials } from '../directory';
+import { poolOptions } from '../directory/pool';
 import { classifyComputer, isBelow } from '../authz/classify';
 import { COMPUTER_ATTRIBUTES, fileTimeToIso, isoToFileTime, readObjectByGuid } from '../directory/objects';
 import { isApiError } from '../errors';
@@ -84,16 +85,7 @@ export class PasswordService {
   private directory(s: InstanceSettings, creds: DirectoryCredentials): Directory {
     const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
     if (this.pool?.key !== key) {
-      const d = this.config.Directory;
-      const pool = new DirectoryPool(s.dcs, {
-        caPem: s.caPem,
-        connectTimeoutMs: d.ConnectTimeout * 1000,
-        operationTimeoutMs: d.OperationTimeout * 1000,
-        cooldownMs: d.FailedDcCooldown * 1000,
-        probeIntervalMs: 0,
-        pageSize: d.PageSize,
-        searchMaxResults: d.SearchMaxResults,
-      });
+      const pool = new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem));
       this.pool = { key, dir: new Directory(pool, s.baseDn, async () => creds) };
     }
     return this.pool.dir;

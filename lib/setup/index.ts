@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { constantTimeEqual, randomToken, seal, sha256Hex } from '../crypto/seal';
 import { Directory, DirectoryInvalidCredentials, DirectoryPool, type DcEndpoint } from '../directory';
+import { poolOptions } from '../directory/pool';
 import { ApiError, badRequest, conflict, forbidden } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
 import type { Store } from '../store';
@@ -51,18 +52,9 @@ export interface DcCheck {
 
 /** TLS handshake with the configured CA and host name, then a read-account bind, on each DC. */
 export async function checkDcs(rt: ConsoleRuntime, dcs: DcEndpoint[], caPem: string, creds: { user: string; password: string }): Promise<DcCheck[]> {
-  const d = rt.config.Directory;
   return Promise.all(
     dcs.map(async (dc) => {
-      const pool = new DirectoryPool([dc], {
-        caPem,
-        connectTimeoutMs: d.ConnectTimeout * 1000,
-        operationTimeoutMs: d.OperationTimeout * 1000,
-        cooldownMs: 0,
-        probeIntervalMs: 0,
-        pageSize: d.PageSize,
-        searchMaxResults: d.SearchMaxResults,
-      });
+      const pool = new DirectoryPool([dc], poolOptions(rt.config.Directory, caPem, { cooldown: false }));
       try {
         await pool.run(creds, 'read', async () => undefined);
         return { ...dc, ok: true };
@@ -88,15 +80,7 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
 
   const baseDn = baseDnOf(input.domain);
   const working = input.dcs.filter((_, i) => checks[i].ok);
-  const pool = new DirectoryPool(working, {
-    caPem: input.caPem,
-    connectTimeoutMs: rt.config.Directory.ConnectTimeout * 1000,
-    operationTimeoutMs: rt.config.Directory.OperationTimeout * 1000,
-    cooldownMs: rt.config.Directory.FailedDcCooldown * 1000,
-    probeIntervalMs: 0,
-    pageSize: rt.config.Directory.PageSize,
-    searchMaxResults: rt.config.Directory.SearchMaxResults,
-  });
+  const pool = new DirectoryPool(working, poolOptions(rt.config.Directory, input.caPem));
   const dir = new Directory(pool, baseDn, async () => input.readAccount);
   const managedOus = await Promise.all(input.managedOus.map((o) => dir.resolveOu(o)));
   const tierOus = await Promise.all(input.tierOus.map((o) => dir.resolveOu(o)));
