@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { ZodError } from 'zod';
 import { ApiError, badRequest, isApiError, notFound } from '../errors';
 import { validationError } from '../http/handler';
-import { matchPath, STATE_CHANGING } from '../http/route';
+import { findRoute, STATE_CHANGING } from '../http/route';
 import { logger } from '../log';
 import { authenticate, requestToken } from './access';
 import { auditRefusal, guardRoute, refuse } from './guard';
@@ -51,16 +51,7 @@ export function createFleetHttpHandler(routes: FleetRoute[], getRuntime: () => F
     const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
     const path = event.rawPath ?? '/';
     try {
-      let route: FleetRoute | undefined;
-      let params: Record<string, string> = {};
-      for (const r of routes) {
-        const m = r.method === method ? matchPath(r.path, path) : undefined;
-        if (m) {
-          route = r;
-          params = m;
-          break;
-        }
-      }
+      const { route, params } = findRoute(routes, method, path);
       if (!route) throw notFound();
       const rt = getRuntime();
       const sourceIp = event.requestContext?.http?.sourceIp ?? 'unknown';

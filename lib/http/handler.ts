@@ -9,7 +9,7 @@ import { requireRecentStepUp } from '../auth/stepup';
 import { ApiError, badRequest, forbidden, isApiError, notFound, unauthorized } from '../errors';
 import { logger } from '../log';
 import type { ConsoleRuntime } from '../runtime';
-import { matchPath, STATE_CHANGING, type Route, type RouteContext } from './route';
+import { findRoute, STATE_CHANGING, type Route, type RouteContext } from './route';
 
 const OPERATOR_FACTS_MAX_AGE_MS = 60_000;
 
@@ -51,16 +51,7 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
     const path = event.rawPath ?? '/';
     try {
       const rt = getRuntime();
-      let route: Route | undefined;
-      let params: Record<string, string> = {};
-      for (const r of routes) {
-        const m = r.method === method ? matchPath(r.path, path) : undefined;
-        if (m) {
-          route = r;
-          params = m;
-          break;
-        }
-      }
+      const { route, params } = findRoute(routes, method, path);
       if (!route || (route.helpdesk && !rt.config.Helpdesk.Enabled)) throw notFound();
       const sourceIp = event.requestContext?.http?.sourceIp ?? 'unknown';
       const policy = sessionPolicy(rt);

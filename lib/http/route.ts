@@ -78,3 +78,12 @@ export function matchPath(template: string, path: string): Record<string, string
   }
   return params;
 }
+
+/** The first route whose method and path template match, with its path parameters. */
+export function findRoute<R extends { method: Method; path: string }>(routes: R[], method: string, path: string): { route?: R; params: Record<string, string> } {
+  for (const r of routes) {
+    const m = r.method === method ? matchPath(r.path, path) : undefined;
+    if (m) return { route: r, params: m };
+  }
+  return { params: {} };
+}
