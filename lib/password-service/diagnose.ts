@@ -1,5 +1,5 @@
 import type { Client } from 'ldapts';
-import { classifyComputer, isBelow } from '../authz/classify';
+import { classifyComputer, isBelow, type ClassificationContext } from '../authz/classify';
 import { escapeFilterValue, guidFromBuffer, sidFromBuffer, type Directory, type DirectoryCredentials } from '../directory';
 import { COMPUTER_ATTRIBUTES, withTokenGroups } from '../directory/objects';
 import { daclAces, grantsControlAccess, SdFlagsDaclControl } from '../laps/security-descriptor';
@@ -37,10 +37,13 @@ export async function holdsReadRight(client: Client, dn: string, baseDn: string,
 
 export { lapsAccountSids };
 
-export async function diagnoseLapsRights(dir: Directory, creds: DirectoryCredentials, s: InstanceSettings, scopeDns: string[]): Promise<ScopeDiagnosis[]> {
-  const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
-  const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
-  const ctx = { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: s.protectedGroups.map((g) => g.sid) };
+export async function diagnoseLapsRights(
+  dir: Directory,
+  creds: DirectoryCredentials,
+  s: InstanceSettings,
+  scopeDns: string[],
+  ctx: ClassificationContext,
+): Promise<ScopeDiagnosis[]> {
   const out: ScopeDiagnosis[] = [];
   for (const scope of scopeDns) {
     // LAPS-managed: the device wrote an expiration time (not confidential)
@@ -54,7 +57,7 @@ export async function diagnoseLapsRights(dir: Directory, creds: DirectoryCredent
     // the first by name: the same sample on every run
     const cn = (e: Record<string, unknown>) => String(list(e.cn)[0] ?? '');
     const facts = await withTokenGroups(dir, [...found.entries].sort((a, b) => cn(a).localeCompare(cn(b))));
-    const sample = facts.find((f) => classifyComputer(f, ctx).kind === 'standard' && managed.some((m) => isBelow(f.dn, m)));
+    const sample = facts.find((f) => classifyComputer(f, ctx).kind === 'standard' && ctx.managedOuDns.some((m) => isBelow(f.dn, m)));
     if (!sample) {
       out.push({ scope, checks: ['no_sample_computer'] });
       continue;

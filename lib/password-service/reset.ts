@@ -1,16 +1,11 @@
 import { randomInt } from 'node:crypto';
-import fs from 'node:fs';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Attribute, Change, ConstraintViolationError, InsufficientAccessError } from 'ldapts';
 import { classifyUser, isBelow } from '../authz/classify';
-import type { Config } from '../config';
-import { open, seal, sha256Hex } from '../crypto/seal';
-import { Directory, DirectoryInvalidCredentials, DirectoryPool, isGuid, type DirectoryCredentials } from '../directory';
+import { open, seal } from '../crypto/seal';
+import { DirectoryInvalidCredentials, isGuid } from '../directory';
 import { isTrue, readObjectByGuid, USER_ATTRIBUTES } from '../directory/objects';
 import { logger } from '../log';
-import { readSettings, type InstanceSettings } from '../setup/settings';
-import type { Store } from '../store';
-import { getRecord } from '../store/records';
+import type { ServiceContext } from './context';
 
 // users.password.reset in the password service, the only holder of the reset account: it checks
 // again what the console decided (user under a managed OU, at the DN the decision was made on,
@@ -29,13 +24,6 @@ export interface ResetRequest {
   unlock: boolean;
   operator: { guid: string; name: string };
   correlationId: string;
-}
-
-export interface ResetDeps {
-  store: Store;
-  config: Config;
-  env: NodeJS.ProcessEnv;
-  linkKey: () => Promise<Buffer>;
 }
 
 export interface ResetPayload {
@@ -64,44 +52,7 @@ export function generatePassword(length = 20): string {
   return chars.join('');
 }
 
-async function resetCredentials(env: NodeJS.ProcessEnv): Promise<DirectoryCredentials | undefined> {
-  const upn = env.HDC_RESET_UPN;
-  let password: string | undefined;
-  if (env.HDC_RESET_PASSWORD_FILE && fs.existsSync(env.HDC_RESET_PASSWORD_FILE)) password = fs.readFileSync(env.HDC_RESET_PASSWORD_FILE, 'utf8').replace(/\r?\n$/, '');
-  else if (env.HDC_RESET_PASSWORD_SECRET_ID) {
-    password = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: env.HDC_RESET_PASSWORD_SECRET_ID }))).SecretString;
-  }
-  return upn && password ? { user: upn, password } : undefined;
-}
-
-let cached: { key: string; dir: Directory } | undefined;
-function directory(config: Config, s: InstanceSettings, creds: DirectoryCredentials): Directory {
-  const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
-  if (cached?.key !== key) {
-    const d = config.Directory;
-    const pool = new DirectoryPool(s.dcs, {
-      caPem: s.caPem,
-      connectTimeoutMs: d.ConnectTimeout * 1000,
-      operationTimeoutMs: d.OperationTimeout * 1000,
-      cooldownMs: d.FailedDcCooldown * 1000,
-      probeIntervalMs: 0,
-      pageSize: d.PageSize,
-      searchMaxResults: d.SearchMaxResults,
-    });
-    cached = { key, dir: new Directory(pool, s.baseDn, async () => creds) };
-  }
-  return cached.dir;
-}
-
-/** The pin written by `pin` (see service.ts): same domain and CA, else every operation is refused. */
-async function trusted(deps: ResetDeps, s: InstanceSettings): Promise<boolean> {
-  const pin = await getRecord<{ domain: string; caSha256: string }>(deps.store, 'PWDSVC', 'PIN');
-  if (!pin) return false;
-  if (deps.env.HDC_PWD_DOMAIN && deps.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.data.domain) return false;
-  return pin.data.domain === s.domain && pin.data.caSha256 === sha256Hex(s.caPem);
-}
-
-export async function resetUserPassword(req: ResetRequest, deps: ResetDeps): Promise<{ ok: true; sealed: string } | { ok: false; code: string }> {
+export async function resetUserPassword(req: ResetRequest, ctx: ServiceContext): Promise<{ ok: true; sealed: string } | { ok: false; code: string }> {
   const done = (outcome: string) =>
     logger.info('reset_operation', { operation: req.op, outcome, user: req.userGuid, operator: req.operator?.name, correlationId: req.correlationId });
   const refuse = (code: string) => {
@@ -109,12 +60,11 @@ export async function resetUserPassword(req: ResetRequest, deps: ResetDeps): Pro
     return { ok: false as const, code };
   };
   if (!isGuid(req.userGuid ?? '')) return refuse('not_found');
-  const rec = await readSettings(deps.store);
-  const s = rec?.settings;
-  if (!s || !(await trusted(deps, s))) return refuse('trust_not_pinned');
-  const creds = await resetCredentials(deps.env);
+  const s = await ctx.settings();
+  if (!s || !(await ctx.trusted(s))) return refuse('trust_not_pinned');
+  const creds = await ctx.credentials('reset');
   if (!creds) return refuse('reset_not_configured');
-  const dir = directory(deps.config, s, creds);
+  const dir = ctx.directory(s, creds);
   let facts;
   try {
     facts = await readObjectByGuid(dir, req.userGuid, USER_ATTRIBUTES);
@@ -125,13 +75,12 @@ export async function resetUserPassword(req: ResetRequest, deps: ResetDeps): Pro
   if (!facts) return refuse('not_found');
   if (facts.dn.toLowerCase() !== String(req.expectedDn).toLowerCase()) return refuse('moved');
   if (facts.guid.toLowerCase() === String(req.operator?.guid).toLowerCase()) return refuse('own_account');
-  const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
-  const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
-  if (!managed.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
+  const classification = await ctx.classificationContext(dir, s);
+  if (!classification.managedOuDns.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
   const sam = facts.attributes.sAMAccountName;
   const cls = classifyUser(
     { ...facts, samAccountName: Array.isArray(sam) ? sam[0] : sam, criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) },
-    { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: s.protectedGroups.map((g) => g.sid) },
+    classification,
   );
   if (!(cls.kind === 'standard' || (cls.kind === 'vip' && req.vipAllowed === true))) return refuse(cls.kind === 'vip' ? 'vip_not_allowed' : 'not_manageable');
 
@@ -149,5 +98,5 @@ export async function resetUserPassword(req: ResetRequest, deps: ResetDeps): Pro
     throw e;
   }
   done('succeeded');
-  return { ok: true, sealed: seal(await deps.linkKey(), JSON.stringify({ password } satisfies ResetPayload), resetAad(req.userGuid, req.correlationId)) };
+  return { ok: true, sealed: seal(await ctx.linkKey(), JSON.stringify({ password } satisfies ResetPayload), resetAad(req.userGuid, req.correlationId)) };
 }

@@ -1,17 +1,15 @@
-import fs from 'node:fs';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Attribute, Change, InsufficientAccessError } from 'ldapts';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/seal';
-import { Directory, DirectoryInvalidCredentials, DirectoryPool, isGuid, type DirectoryCredentials } from '../directory';
-import { poolOptions } from '../directory/pool';
+import { DirectoryInvalidCredentials, isGuid, type Directory, type DirectoryCredentials } from '../directory';
 import { classifyComputer, isBelow } from '../authz/classify';
 import { COMPUTER_ATTRIBUTES, fileTimeToIso, isoToFileTime, readObjectByGuid } from '../directory/objects';
 import { isApiError } from '../errors';
 import { logger } from '../log';
-import { readSettings, type InstanceSettings } from '../setup/settings';
+import type { InstanceSettings } from '../setup/settings';
 import type { Store } from '../store';
 import { addToCounter, getRecord, putRecord } from '../store/records';
+import { PIN_KEY, ServiceContext, type Pin } from './context';
 import { diagnoseLapsRights, holdsReadRight, lapsAccountSids, type ScopeDiagnosis } from './diagnose';
 import { sealPassword, verifyRequest } from './link';
 import { resetUserPassword, type ResetRequest } from './reset';
@@ -44,66 +42,27 @@ export interface LapsPayload {
   source: 'windows' | 'legacy';
 }
 
-const PIN_KEY = { pk: 'PWDSVC', sk: 'PIN' };
-interface Pin {
-  domain: string;
-  caSha256: string;
-  pinnedAt: string;
-}
 
 export class PasswordService {
-  private settingsCache?: { at: number; value?: InstanceSettings };
-  private pool?: { key: string; dir: Directory };
+  private readonly ctx: ServiceContext;
 
-  constructor(
-    private readonly store: Store,
-    private readonly config: Config,
-    private readonly env: NodeJS.ProcessEnv,
-    private readonly linkKey: () => Promise<Buffer>,
-  ) {}
-
-  /** Directory settings, re-read at most every 3 s (console spec: password service within 3 seconds). */
-  private async settings(): Promise<InstanceSettings | undefined> {
-    if (this.settingsCache && Date.now() - this.settingsCache.at < 3000) return this.settingsCache.value;
-    const rec = await readSettings(this.store);
-    this.settingsCache = { at: Date.now(), value: rec?.settings };
-    return rec?.settings;
-  }
-
-  /** The LAPS account: its UPN, and its password from a file (local, container) or Secrets Manager (AWS). */
-  private async lapsCredentials(): Promise<DirectoryCredentials | undefined> {
-    const upn = this.config.PasswordService.LapsIdentity.Upn;
-    const file = this.config.PasswordService.LapsIdentity.PasswordFile;
-    let password: string | undefined;
-    if (file && fs.existsSync(file)) password = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-    else if (this.env.HDC_LAPS_PASSWORD_SECRET_ID) {
-      password = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: this.env.HDC_LAPS_PASSWORD_SECRET_ID }))).SecretString;
-    }
-    return upn && password ? { user: upn, password } : undefined;
-  }
-
-  private directory(s: InstanceSettings, creds: DirectoryCredentials): Directory {
-    const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
-    if (this.pool?.key !== key) {
-      const pool = new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem));
-      this.pool = { key, dir: new Directory(pool, s.baseDn, async () => creds) };
-    }
-    return this.pool.dir;
+  constructor(store: Store, config: Config, env: NodeJS.ProcessEnv, linkKey: () => Promise<Buffer>) {
+    this.ctx = new ServiceContext(store, config, env, linkKey);
   }
 
   async handle(envelope: unknown): Promise<ServiceResponse> {
-    const link = await verifyRequest(await this.linkKey(), this.store, envelope);
+    const link = await verifyRequest(await this.ctx.linkKey(), this.ctx.store, envelope);
     if (!link.ok) {
       logger.warn('password service: link refused', { code: link.code });
       return { ok: false, code: link.code };
     }
     const req = link.request as ServiceRequest;
     try {
-      if (req.op === 'health') return { ok: true, laps: (await this.lapsCredentials()) ? 'configured' : 'not_configured' };
+      if (req.op === 'health') return { ok: true, laps: (await this.ctx.credentials('laps')) ? 'configured' : 'not_configured' };
       if (req.op === 'pin') return await this.pin();
       if (req.op === 'laps.diagnose') return await this.diagnose(req);
       if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
-      if (req.op === 'users.password.reset') return await resetUserPassword(req, { store: this.store, config: this.config, env: this.env, linkKey: this.linkKey });
+      if (req.op === 'users.password.reset') return await resetUserPassword(req, this.ctx);
       return { ok: false, code: 'unknown_operation' };
     } catch (e) {
       if (isApiError(e)) return { ok: false, code: e.code };
@@ -114,50 +73,43 @@ export class PasswordService {
 
   /** First use pins the domain and the CA it trusts; until then every operation is refused. */
   private async pin(): Promise<ServiceResponse> {
-    const s = await this.settings();
+    const s = await this.ctx.settings();
     if (!s) return { ok: false, code: 'not_configured' };
-    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== s.domain) return { ok: false, code: 'domain_mismatch' };
+    if (this.ctx.env.HDC_PWD_DOMAIN && this.ctx.env.HDC_PWD_DOMAIN.toLowerCase() !== s.domain) return { ok: false, code: 'domain_mismatch' };
     const pin: Pin = { domain: s.domain, caSha256: sha256Hex(s.caPem), pinnedAt: new Date().toISOString() };
-    const existing = await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk);
-    if (existing && this.env.HDC_PWD_ALLOW_REPIN !== '1') {
+    const existing = await getRecord<Pin>(this.ctx.store, PIN_KEY.pk, PIN_KEY.sk);
+    if (existing && this.ctx.env.HDC_PWD_ALLOW_REPIN !== '1') {
       return existing.data.domain === pin.domain && existing.data.caSha256 === pin.caSha256 ? { ok: true, pinned: s.domain } : { ok: false, code: 'already_pinned' };
     }
-    await putRecord(this.store, PIN_KEY.pk, PIN_KEY.sk, pin);
+    await putRecord(this.ctx.store, PIN_KEY.pk, PIN_KEY.sk, pin);
     logger.info('password service pinned', { domain: s.domain });
     return { ok: true, pinned: s.domain };
-  }
-
-  private async trusted(s: InstanceSettings): Promise<boolean> {
-    const pin = await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk);
-    if (!pin) return false;
-    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.data.domain) return false;
-    return pin.data.domain === s.domain && pin.data.caSha256 === sha256Hex(s.caPem);
   }
 
   private async laps(req: LapsRequest): Promise<ServiceResponse> {
     const done = (outcome: string, extra: Record<string, unknown> = {}) =>
       logger.info('laps_operation', { operation: req.op, outcome, computer: req.computerGuid, operator: req.operator?.name, correlationId: req.correlationId, ...extra });
     if (!isGuid(req.computerGuid ?? '')) return { ok: false, code: 'not_found' };
-    const s = await this.settings();
-    if (!s || !(await this.trusted(s))) {
+    const s = await this.ctx.settings();
+    if (!s || !(await this.ctx.trusted(s))) {
       done('trust_not_pinned');
       return { ok: false, code: 'trust_not_pinned' };
     }
-    const creds = await this.lapsCredentials();
+    const creds = await this.ctx.credentials('laps');
     if (!creds) {
       done('laps_not_configured');
       return { ok: false, code: 'laps_not_configured' };
     }
     // at most N reads or expiries per computer per window, counted across instances
-    const win = this.config.PasswordService.RateWindow;
+    const win = this.ctx.config.PasswordService.RateWindow;
     const now = Math.floor(Date.now() / 1000);
     const slot = now - (now % win);
-    const count = await addToCounter(this.store, `PWDSVC#RATE#${req.computerGuid.toLowerCase()}`, String(slot), 1, slot + win * 2);
-    if (count > this.config.PasswordService.MaxLapsReadsPerTarget) {
+    const count = await addToCounter(this.ctx.store, `PWDSVC#RATE#${req.computerGuid.toLowerCase()}`, String(slot), 1, slot + win * 2);
+    if (count > this.ctx.config.PasswordService.MaxLapsReadsPerTarget) {
       done('rate_limited');
       return { ok: false, code: 'rate_limited' };
     }
-    const dir = this.directory(s, creds);
+    const dir = this.ctx.directory(s, creds);
     const refuse = (code: string) => {
       done(code);
       return { ok: false as const, code };
@@ -175,10 +127,9 @@ export class PasswordService {
     delete facts.attributes['msLAPS-Password'];
     delete facts.attributes['ms-Mcs-AdmPwd'];
     if (facts.dn.toLowerCase() !== String(req.expectedDn).toLowerCase()) return refuse('moved');
-    const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
-    const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
-    if (!managed.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
-    const cls = classifyComputer(facts, { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: s.protectedGroups.map((g) => g.sid) });
+    const classification = await this.ctx.classificationContext(dir, s);
+    if (!classification.managedOuDns.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
+    const cls = classifyComputer(facts, classification);
     if (!(cls.kind === 'standard' || (cls.kind === 'vip' && req.vipAllowed === true))) return refuse(cls.kind === 'vip' ? 'vip_not_allowed' : 'not_manageable');
 
     const expiresUtc = fileTimeToIso(facts.attributes['msLAPS-PasswordExpirationTime']) ?? fileTimeToIso(facts.attributes['ms-Mcs-AdmPwdExpirationTime']) ?? null;
@@ -202,7 +153,7 @@ export class PasswordService {
     }
     if (!payload) return refuse(await this.emptyReason(dir, creds, facts.dn, s));
     done('succeeded', { source: payload.source });
-    return { ok: true, source: payload.source, sealed: sealPassword(await this.linkKey(), payload, req.computerGuid, req.correlationId) };
+    return { ok: true, source: payload.source, sealed: sealPassword(await this.ctx.linkKey(), payload, req.computerGuid, req.correlationId) };
   }
 
   /**
@@ -221,13 +172,13 @@ export class PasswordService {
 
   /** Diagnostics: the LAPS account signs in, and its rights on a sample computer per scope. */
   private async diagnose(req: { scopeDns: string[] }): Promise<ServiceResponse> {
-    const s = await this.settings();
+    const s = await this.ctx.settings();
     if (!s) return { ok: false, code: 'not_configured' };
-    const creds = await this.lapsCredentials();
+    const creds = await this.ctx.credentials('laps');
     if (!creds) return { ok: true, identity: 'laps_identity_not_configured', scopes: [] };
-    const dir = this.directory(s, creds);
+    const dir = this.ctx.directory(s, creds);
     if (!(await dir.pool.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
-    return { ok: true, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String)) };
+    return { ok: true, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
   }
 
   private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {

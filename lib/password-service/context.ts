@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { ClassificationContext } from '../authz/classify';
+import type { Config } from '../config';
+import { sha256Hex } from '../crypto/seal';
+import { Directory, DirectoryPool, type DirectoryCredentials } from '../directory';
+import { poolOptions } from '../directory/pool';
+import { readSettings, type InstanceSettings } from '../setup/settings';
+import type { Store } from '../store';
+import { getRecord } from '../store/records';
+
+// What every operation of the password service stands on: the directory settings (re-read at most
+// every 3 s), the pin, its technical accounts, and a directory bound to one of them.
+
+export const PIN_KEY = { pk: 'PWDSVC', sk: 'PIN' };
+export interface Pin {
+  domain: string;
+  caSha256: string;
+  pinnedAt: string;
+}
+
+export class ServiceContext {
+  private settingsCache?: { at: number; value?: InstanceSettings };
+  private dirs = new Map<string, Directory>();
+
+  constructor(
+    readonly store: Store,
+    readonly config: Config,
+    readonly env: NodeJS.ProcessEnv,
+    readonly linkKey: () => Promise<Buffer>,
+  ) {}
+
+  /** Directory settings (console spec: the password service follows a change within 3 seconds). */
+  async settings(): Promise<InstanceSettings | undefined> {
+    if (this.settingsCache && Date.now() - this.settingsCache.at < 3000) return this.settingsCache.value;
+    const rec = await readSettings(this.store);
+    this.settingsCache = { at: Date.now(), value: rec?.settings };
+    return rec?.settings;
+  }
+
+  /** Pinned to this domain and this CA (and to HDC_PWD_DOMAIN when set)? */
+  async trusted(s: InstanceSettings): Promise<boolean> {
+    const pin = await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk);
+    if (!pin) return false;
+    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.data.domain) return false;
+    return pin.data.domain === s.domain && pin.data.caSha256 === sha256Hex(s.caPem);
+  }
+
+  /** A technical account of the service: its UPN and its password from a file (local, container) or Secrets Manager (AWS). */
+  async credentials(account: 'laps' | 'reset'): Promise<DirectoryCredentials | undefined> {
+    const upn = account === 'laps' ? this.config.PasswordService.LapsIdentity.Upn : this.env.HDC_RESET_UPN;
+    const file = account === 'laps' ? this.config.PasswordService.LapsIdentity.PasswordFile : this.env.HDC_RESET_PASSWORD_FILE;
+    const secretId = account === 'laps' ? this.env.HDC_LAPS_PASSWORD_SECRET_ID : this.env.HDC_RESET_PASSWORD_SECRET_ID;
+    let password: string | undefined;
+    if (file && fs.existsSync(file)) password = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    else if (secretId) password = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+    return upn && password ? { user: upn, password } : undefined;
+  }
+
+  directory(s: InstanceSettings, creds: DirectoryCredentials): Directory {
+    const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
+    let dir = this.dirs.get(key);
+    if (!dir) {
+      dir = new Directory(new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem)), s.baseDn, async () => creds);
+      this.dirs.set(key, dir);
+    }
+    return dir;
+  }
+
+  /** Managed and Tier OUs at their current DN (read by GUID) and the protected groups: the classification input. */
+  async classificationContext(dir: Directory, s: InstanceSettings): Promise<ClassificationContext> {
+    const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
+    const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
+    return { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: s.protectedGroups.map((g) => g.sid) };
+  }
+}
