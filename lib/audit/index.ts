@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { any, Entity, GetItemCommand, item, number, PutItemCommand, QueryCommand, string } from 'dynamodb-toolbox';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { auditLogger } from '../log';
 import { isConditionFailed, type Store } from '../store';
 import { chainHash, GENESIS_HASH } from './canonical';
@@ -70,7 +70,7 @@ function entities(store: Store) {
     name: 'AuditMeta',
     table: store.table,
     timestamps: false,
-    schema: item({ pk: string().key(), sk: string().key(), seq: number(), hash: string() }),
+    schema: item({ pk: string().key(), sk: string().key(), seq: number(), hash: string(), verifiedAt: string().optional(), fullVerifiedAt: string().optional() }),
   });
   return { row, meta };
 }
@@ -87,6 +87,7 @@ export class AuditChain {
   private readonly pk: string;
   private readonly headKey: { pk: string; sk: string };
   private readonly anchorKey: { pk: string; sk: string };
+  private readonly checkpointKey: { pk: string; sk: string };
   private lastKnown?: { seq: number; hash: string }; // a cache that may be lost
 
   constructor(
@@ -98,6 +99,7 @@ export class AuditChain {
     this.pk = `AUDIT#${chain}`;
     this.headKey = { pk: `AUDITMETA#${chain}`, sk: 'HEAD' };
     this.anchorKey = { pk: `AUDITMETA#${chain}`, sk: 'ANCHOR' };
+    this.checkpointKey = { pk: `AUDITMETA#${chain}`, sk: 'VERIFIED' };
   }
 
   private async head(): Promise<{ seq: number; hash: string } | undefined> {
@@ -173,13 +175,24 @@ export class AuditChain {
     } while (exclusiveStartKey);
   }
 
-  /** Walk the whole chain from the anchor; report the first row that does not verify. */
-  async verify(): Promise<VerifyResult> {
-    const anchor = await this.anchor();
-    let expectedSeq = anchor.seq + 1;
-    let prevHash = anchor.hash;
+  /**
+   * Walk the chain and report the first row that does not verify. `full` (the audit.verify route,
+   * the daily job) starts at the anchor; `incremental` (the fleet status poll) starts at the last
+   * verified row, after checking that row still holds the hash it was verified with, so a poll
+   * costs the new rows only. Each success moves the checkpoint.
+   */
+  async verify(mode: 'full' | 'incremental' = 'full'): Promise<VerifyResult> {
+    let start = await this.anchor();
     let checked = 0;
-    for await (const row of this.rows()) {
+    const checkpoint = mode === 'incremental' ? await this.checkpoint() : undefined;
+    if (checkpoint) {
+      const { Item } = await this.store.documentClient.send(new GetCommand({ TableName: this.store.tableName, Key: { pk: this.pk, sk: pad(checkpoint.seq) }, ConsistentRead: true }));
+      if (!Item || Item.hash !== checkpoint.hash) return { ok: false, checked, firstBadSeq: checkpoint.seq, problem: Item ? 'hash_mismatch' : 'missing_row' };
+      start = checkpoint;
+    }
+    let expectedSeq = start.seq + 1;
+    let prevHash = start.hash;
+    for await (const row of this.rows({ afterSeq: start.seq })) {
       const { prevHash: storedPrev, hash, _sk, ...rest } = row as AuditRow & { _sk: string };
       if (row.seq !== expectedSeq || _sk !== pad(row.seq)) {
         return { ok: false, checked, firstBadSeq: expectedSeq, problem: row.seq > expectedSeq ? 'missing_row' : 'link_broken' };
@@ -196,7 +209,17 @@ export class AuditChain {
     if (head && (head.seq !== expectedSeq - 1 || head.hash !== prevHash)) {
       return { ok: false, checked, firstBadSeq: expectedSeq, problem: 'head_mismatch' };
     }
+    if (expectedSeq - 1 > 0) {
+      const now = new Date().toISOString();
+      await this.e.meta.build(PutItemCommand).item({ ...this.checkpointKey, seq: expectedSeq - 1, hash: prevHash, verifiedAt: now, fullVerifiedAt: mode === 'full' ? now : checkpoint?.fullVerifiedAt }).send();
+    }
     return { ok: true, checked };
+  }
+
+  /** The last verified row (sequence, hash) and when the chain was last verified in full. */
+  async checkpoint(): Promise<{ seq: number; hash: string; fullVerifiedAt?: string } | undefined> {
+    const { Item } = await this.e.meta.build(GetItemCommand).key(this.checkpointKey).options({ consistent: true }).send();
+    return Item ? { seq: Item.seq, hash: Item.hash, fullVerifiedAt: Item.fullVerifiedAt } : undefined;
   }
 
   /** Rows of an event since a time, newest first (stops at the first older row). */
@@ -224,6 +247,9 @@ export class AuditChain {
     if (doomed.length === 0) return 0;
     const last = doomed[doomed.length - 1];
     await this.e.meta.build(PutItemCommand).item({ ...this.anchorKey, seq: last.seq, hash: last.hash }).send();
+    // a checkpoint on a purged row would point at nothing: the next verification starts at the anchor
+    const checkpoint = await this.checkpoint();
+    if (checkpoint && checkpoint.seq <= last.seq) await this.store.documentClient.send(new DeleteCommand({ TableName: this.store.tableName, Key: this.checkpointKey }));
     for (const row of doomed) {
       await this.store.documentClient.send(
         new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: this.store.tableName, Key: { pk: this.pk, sk: pad(row.seq) } } }] }),

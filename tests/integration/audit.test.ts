@@ -78,7 +78,33 @@ describe('the audit hash chain', () => {
     expect(rows.map((r) => r.event)).toEqual(['recent', 'recent', 'recent', 'audit.purge']);
     expect(rows[3]).toMatchObject({ details: { deleted: 4, retentionDays: 30 } });
     expect(await chain.verify()).toEqual({ ok: true, checked: 4 });
+    expect(await chain.verify('incremental')).toEqual({ ok: true, checked: 0 });
     expect(await chain.purge(0, { name: 'test' })).toBe(0);
+  });
+
+  it('verifies incrementally from the last verified row, and still catches a change of that row', async () => {
+    const chain = await freshChain(5);
+    expect(await chain.verify('full')).toEqual({ ok: true, checked: 5 });
+    expect(await chain.checkpoint()).toMatchObject({ seq: 5, fullVerifiedAt: expect.any(String) });
+    for (let i = 0; i < 2; i++) await chain.append({ event: 'test.row', outcome: 'success' });
+    expect(await chain.verify('incremental')).toEqual({ ok: true, checked: 2 });
+    // a change after the checkpoint
+    await chain.append({ event: 'test.row', outcome: 'success' });
+    const r8 = await getRow(chain, 8);
+    await putRow({ ...r8, body: { ...r8.body, outcome: 'failure' } });
+    expect(await chain.verify('incremental')).toMatchObject({ ok: false, firstBadSeq: 8, problem: 'hash_mismatch' });
+    await putRow(r8);
+    expect((await chain.verify('incremental')).ok).toBe(true);
+    // the checkpoint row itself replaced
+    const r8b = await getRow(chain, 8);
+    await putRow({ ...r8b, hash: 'f'.repeat(64) });
+    expect(await chain.verify('incremental')).toMatchObject({ ok: false, firstBadSeq: 8 });
+    // an older change is the full verification's to find (the daily job)
+    await putRow(r8b);
+    const r2 = await getRow(chain, 2);
+    await putRow({ ...r2, body: { ...r2.body, outcome: 'failure' } });
+    expect((await chain.verify('incremental')).ok).toBe(true);
+    expect(await chain.verify('full')).toMatchObject({ ok: false, firstBadSeq: 2 });
   });
 
   it('GET /api/audit/verify answers for audit.read and refuses (403, audited) without it', async () => {

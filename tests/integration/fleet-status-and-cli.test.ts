@@ -31,6 +31,7 @@ describe('the fleet status endpoint (bearer token)', () => {
     expect(ok.body.instance.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(ok.body.health.status).toBe('healthy');
     expect(ok.body.audit.chain).toBe('ok');
+    expect(ok.body.audit).toHaveProperty('lastFullVerificationAt');
     // the auth tests of this run made failed sign-ins
     expect(ok.body.audit.failedLogins24h).toBeGreaterThan(0);
     expect(ok.body.directory.dcs.map((d: any) => [d.name, d.state])).toEqual([['dc1', 'up'], ['dc2', 'up']]);
