@@ -92,7 +92,7 @@ export async function withTokenGroups(dir: Directory, entries: Entry[]): Promise
       out.push(toObjectFacts(e, raw === undefined ? undefined : Array.isArray(raw) ? raw : [raw]));
     }
     return out;
-  });
+  }, { reuse: true });
 }
 
 /** FILETIME (100 ns since 1601) → ISO string; undefined for absent, 0 or "never". */

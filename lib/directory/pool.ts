@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Client, InvalidCredentialsError, ResultCodeError, type Entry, type SearchOptions } from 'ldapts';
 import { ApiError } from '../errors';
 import { logger } from '../log';
@@ -39,6 +40,9 @@ export class DirectoryInvalidCredentials extends Error {
 }
 
 // Server-side conditions that mean "this DC cannot serve now" rather than "this request is wrong".
+// a kept read connection older than this (idle) is closed rather than reused
+const KEEP_IDLE_MS = 15_000;
+
 const DC_FAULT_CODES = new Set([51 /* busy */, 52 /* unavailable */, 80 /* other */]);
 
 const isConnectionError = (e: unknown) =>
@@ -167,16 +171,36 @@ export class DirectoryPool {
    * Run `fn` on a bound connection. `kind: 'read'` may be re-run on a new connection (to another DC)
    * when the connection breaks; `kind: 'write'` never is: the outcome is then reported unknown.
    */
-  async run<T>(creds: DirectoryCredentials, kind: 'read' | 'write', fn: (client: Client, dc: DcEndpoint) => Promise<T>): Promise<T> {
+  async run<T>(
+    creds: DirectoryCredentials,
+    kind: 'read' | 'write',
+    fn: (client: Client, dc: DcEndpoint) => Promise<T>,
+    opts: { reuse?: boolean } = {},
+  ): Promise<T> {
     const tried = new Set<string>();
+    // technical-account reads may keep their bound connection for the next read; a credential
+    // check and a change always get a connection of their own
+    const reuse = kind === 'read' && opts.reuse === true;
+    const key = reuse ? createHash('sha256').update(`${creds.user}\n${creds.password}`).digest('hex') : '';
     for (;;) {
-      const { client, dc } = await this.connect(creds, tried);
+      const kept = reuse ? this.keptConnection(key) : undefined;
+      const { client, dc } = kept ?? (await this.connect(creds, tried));
+      let keep = false;
       try {
         const result = await fn(client, dc);
         this.markOk(dc);
+        keep = reuse;
         return result;
       } catch (e) {
-        if (!isConnectionError(e)) throw e;
+        if (!isConnectionError(e)) {
+          keep = reuse;
+          throw e;
+        }
+        if (kept) {
+          // a kept connection that went stale (idle, frozen instance): open a new one; the DC is not at fault
+          this.kept.delete(key);
+          continue;
+        }
         this.markFailed(dc, e);
         if (kind === 'write') {
           logger.error('directory change sent and connection lost: outcome unknown', { dc: dc.name });
@@ -185,9 +209,43 @@ export class DirectoryPool {
         tried.add(dc.name);
         if (tried.size >= this.dcs.length) throw new ApiError(503, 'directory_unavailable');
       } finally {
-        await client.unbind().catch(() => undefined);
+        if (keep && !kept) this.keep(key, client, dc);
+        else if (keep && kept) kept.lastUsed = this.now();
+        else if (!kept) await client.unbind().catch(() => undefined);
+        else await kept.client.unbind().catch(() => undefined);
       }
     }
+  }
+
+  private readonly kept = new Map<string, { client: Client; dc: DcEndpoint; lastUsed: number }>();
+
+  /** A kept connection, if it is recent and still on the DC a new connection would go to first. */
+  private keptConnection(key: string) {
+    const k = this.kept.get(key);
+    if (!k) return undefined;
+    if (Date.now() - k.lastUsed > KEEP_IDLE_MS || this.firstInOrder()?.name !== k.dc.name) {
+      this.kept.delete(key);
+      void k.client.unbind().catch(() => undefined);
+      return undefined;
+    }
+    return k;
+  }
+
+  private keep(key: string, client: Client, dc: DcEndpoint) {
+    if (this.kept.has(key)) {
+      void client.unbind().catch(() => undefined); // a parallel read kept one already
+      return;
+    }
+    this.kept.set(key, { client, dc, lastUsed: Date.now() });
+  }
+
+  /** The DC a new connection would try first, without claiming a retry. */
+  private firstInOrder(): DcEndpoint | undefined {
+    const now = this.now();
+    return this.dcs.find((dc) => {
+      const st = this.state.get(dc.name)!;
+      return st.failedAt === undefined || (now - st.failedAt >= this.opts.cooldownMs && !st.retryClaimed);
+    });
   }
 
   /** Check the credentials by a bind (sign-in, step-up by password, technical account tests). */
@@ -204,7 +262,10 @@ export class DirectoryPool {
   /** Paged search: pages of `pageSize`, at most `searchMaxResults` entries, then `incomplete`. */
   async search(creds: DirectoryCredentials, base: string, options: SearchOptions & { max?: number }): Promise<SearchPage> {
     const max = Math.min(options.max ?? this.opts.searchMaxResults, this.opts.searchMaxResults);
-    return this.run(creds, 'read', async (client) => {
+    return this.run(
+      creds,
+      'read',
+      async (client) => {
       const entries: Entry[] = [];
       let incomplete = false;
       const { max: _max, ...ldapOptions } = options;
@@ -219,7 +280,9 @@ export class DirectoryPool {
         if (incomplete) break;
       }
       return { entries, incomplete };
-    });
+      },
+      { reuse: true },
+    );
   }
 
   /**
@@ -253,6 +316,8 @@ export class DirectoryPool {
 
   stop() {
     if (this.probeTimer) clearInterval(this.probeTimer);
+    for (const k of this.kept.values()) void k.client.unbind().catch(() => undefined);
+    this.kept.clear();
   }
 }
 

@@ -164,3 +164,26 @@ async function waitUntil(cond: () => boolean, ms: number) {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+describe('kept read connections', () => {
+  it('reuses one bound connection for technical-account reads, never for a credential check', async () => {
+    const p = pool(Date.now);
+    for (let i = 0; i < 3; i++) await p.search(read, stack.directory.baseDn, { scope: 'base', attributes: ['dc'] });
+    expect(p.dcState()[0].connects).toBe(1);
+    for (let i = 0; i < 2; i++) expect(await p.verifyCredentials(read)).toBe(true);
+    expect(p.dcState()[0].connects).toBe(3);
+    expect(await p.verifyCredentials({ user: read.user, password: 'wrong' })).toBe(false);
+    p.stop();
+  });
+
+  it('opens a new connection when the kept one went stale, without blaming the DC', async () => {
+    const p = pool(Date.now);
+    await p.search(read, stack.directory.baseDn, { scope: 'base', attributes: ['dc'] });
+    dcSh('stop', 'dc1');
+    dcSh('start', 'dc1');
+    const page = await p.search(read, stack.directory.baseDn, { scope: 'base', attributes: ['dc'] });
+    expect(page.entries.length).toBe(1);
+    expect(p.dcState()[0]).toMatchObject({ name: 'dc1', healthy: true, connects: 2 });
+    p.stop();
+  });
+});
