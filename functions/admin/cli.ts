@@ -27,19 +27,23 @@ const USAGE = `usage: npm run admin -- <command>
                               all or nothing, with the role editor's rules; --replace also deletes
                               the custom roles not in the file (refused if a delegation uses one)`;
 
+/** How the CLI reaches a running local stack's console (the stack file's endpoints, table and key files). */
+export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; lambdaEndpoint: string; passwordServiceFunction: string }) {
+  return {
+    DYNAMODB_ENDPOINT: info.dynamodbEndpoint,
+    HDC_TABLE: info.tableName,
+    HDC_MASTER_KEY_FILE: info.masterKeyFile,
+    HDC_LINK_KEY_FILE: info.linkKeyFile,
+    HDC_LAMBDA_ENDPOINT: info.lambdaEndpoint,
+    HDC_PASSWORD_SERVICE_FUNCTION: info.passwordServiceFunction,
+  };
+}
+
 function environment(): NodeJS.ProcessEnv {
   const stackFile = path.resolve(__dirname, '../../local/.run/stack.json');
   if (process.env.DYNAMODB_ENDPOINT || process.env.HDC_MASTER_KEY_SECRET_ID || !fs.existsSync(stackFile)) return process.env;
   const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8'));
-  return {
-    ...process.env,
-    DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
-    HDC_TABLE: stack.tableName,
-    HDC_MASTER_KEY_FILE: stack.masterKeyFile,
-    HDC_LINK_KEY_FILE: stack.linkKeyFile,
-    HDC_LAMBDA_ENDPOINT: stack.lambdaEndpoint,
-    HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction,
-  };
+  return { ...process.env, ...consoleEnvironment(stack) };
 }
 
 export async function runAdminCommand(argv: string[], env = environment()): Promise<{ code: number; out: string }> {

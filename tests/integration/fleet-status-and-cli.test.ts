@@ -1,17 +1,9 @@
-import { runAdminCommand } from '../../functions/admin/cli';
+import { consoleEnvironment, runAdminCommand } from '../../functions/admin/cli';
 import { ConsoleClient } from '../../local/console-client';
 import { createSession, loadSession, updateSession } from '../../lib/auth/sessions';
 import { auditMark, auditSince, account, newClient, stack, store } from '../support/stack';
 
-const env = {
-  ...process.env,
-  DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
-  HDC_TABLE: stack.tableName,
-  HDC_MASTER_KEY_FILE: stack.masterKeyFile,
-  HDC_LINK_KEY_FILE: stack.linkKeyFile,
-  HDC_LAMBDA_ENDPOINT: stack.lambdaEndpoint,
-  HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction,
-};
+const env = { ...process.env, ...consoleEnvironment(stack) };
 
 describe('the fleet status endpoint (bearer token)', () => {
   it('refuses a missing or wrong token, answers the status with the issued one', async () => {
