@@ -26,7 +26,8 @@ async function main() {
         for (const f of ['sessions.test.json', 'totp-steps.test.json']) fs.rmSync(path.join(RUN_DIR, f), { force: true });
       },
     });
-    code = jest(['--selectProjects', 'integration', '--runInBand', ...extra], {
+    // --forceExit: a socket left open by a test must not hold CI until the directory's idle timeout
+    code = jest(['--selectProjects', 'integration', '--runInBand', '--forceExit', ...extra], {
       ...process.env,
       HDC_STACK_PROFILE: 'test',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -236,7 +236,20 @@ export class DirectoryPool {
       void client.unbind().catch(() => undefined); // a parallel read kept one already
       return;
     }
-    this.kept.set(key, { client, dc, lastUsed: Date.now() });
+    const entry = { client, dc, lastUsed: Date.now() };
+    this.kept.set(key, entry);
+    // close it once idle: a kept socket must not hold a process (or a test run) open
+    const closeWhenIdle = () => {
+      if (this.kept.get(key) !== entry) return;
+      const idle = Date.now() - entry.lastUsed;
+      if (idle < KEEP_IDLE_MS) {
+        setTimeout(closeWhenIdle, KEEP_IDLE_MS - idle + 10).unref();
+        return;
+      }
+      this.kept.delete(key);
+      void client.unbind().catch(() => undefined);
+    };
+    setTimeout(closeWhenIdle, KEEP_IDLE_MS + 10).unref();
   }
 
   /** The DC a new connection would try first, without claiming a retry. */
