@@ -16,7 +16,7 @@ export interface ConsoleRuntime {
   audit: AuditChain;
   masterKey(): Promise<Buffer>;
   /** Instance settings, read fresh (one consistent read): a change holds at once for every function. */
-  settings(fresh?: boolean): Promise<InstanceSettings | undefined>;
+  settings(): Promise<InstanceSettings | undefined>;
   /** The directory with the current settings; throws 503 `not_configured` before setup. */
   directory(): Promise<Directory>;
   /** The console's write account (group members, user attributes, account state); never the reset or LAPS account. */
@@ -30,21 +30,18 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
   for (const w of warnings) logger.warn(w);
   const store = opts.store ?? createStore();
   const audit = new AuditChain(store, 'console');
-  let settingsCache: { at: number; value?: InstanceSettings; version?: number } | undefined;
   let dirCache: { version: number; directory: Directory; stop: () => void } | undefined;
 
   const masterKey = () => loadMasterKey(env);
 
-  async function settings(_fresh = true) {
-    const rec = await readSettings(store);
-    settingsCache = { at: Date.now(), value: rec?.settings, version: rec?.version };
-    return rec?.settings;
+  async function settings() {
+    return (await readSettings(store))?.settings;
   }
 
   async function directory(): Promise<Directory> {
-    const s = await settings();
-    if (!s) throw unavailable('not_configured');
-    const version = settingsCache!.version!;
+    const rec = await readSettings(store);
+    if (!rec) throw unavailable('not_configured');
+    const { settings: s, version } = rec;
     if (dirCache && dirCache.version === version) return dirCache.directory;
     dirCache?.stop();
     const pool = new DirectoryPool(s.dcs, poolOptions(config.Directory, s.caPem, { healthProbe: true }));

@@ -52,7 +52,7 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
   const actor = { name: 'admin-cli', provider: 'cli' };
   switch (command) {
     case 'setup-token': {
-      if (await rt.settings(true)) return { code: 2, out: 'the instance is configured: use reset-setup --confirm to re-open setup' };
+      if (await rt.settings()) return { code: 2, out: 'the instance is configured: use reset-setup --confirm to re-open setup' };
       return { code: 0, out: `setup token: ${await issueSetupToken(rt.store)}` };
     }
     case 'reset-setup': {

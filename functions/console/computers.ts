@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { decisionContext, type Actor } from '@lib/authz/engine';
+import { actorOf, decisionContext } from '@lib/authz/engine';
 import { computerViewSchema, getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
 import { lapsAction, lapsRequestSchema } from '@lib/laps/reveal';
 import { consoleHandler } from '@lib/http/lambda';
-import { defineRoute, type RouteContext } from '@lib/http/route';
+import { defineRoute, objectIdParams } from '@lib/http/route';
 
-const idParam = z.object({ id: z.string() });
-const actorOf = (c: RouteContext): Actor => ({ identity: c.operator!, rights: c.rights!, ip: c.sourceIp });
 
 const search = defineRoute({
   method: 'GET',
@@ -27,7 +25,7 @@ const detail = defineRoute({
   summary: 'One computer (read view with display hints); 404 when not readable',
   access: 'operator',
   permission: 'computers.read',
-  params: idParam,
+  params: objectIdParams,
   async handle(c) {
     return { body: await getComputer(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -40,7 +38,7 @@ const reveal = defineRoute({
   access: 'operator',
   permission: 'computers.laps.read',
   helpdesk: true,
-  params: idParam,
+  params: objectIdParams,
   body: lapsRequestSchema,
   response: z.object({ account: z.string(), password: z.string(), updatedUtc: z.string().nullable(), expiresUtc: z.string().nullable(), source: z.enum(['windows', 'legacy']) }),
   async handle(c) {
@@ -55,7 +53,7 @@ const expire = defineRoute({
   access: 'operator',
   permission: 'computers.laps.expire',
   helpdesk: true,
-  params: idParam,
+  params: objectIdParams,
   body: lapsRequestSchema,
   response: z.object({ expired: z.literal(true) }),
   async handle(c) {

@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { decisionContext, type Actor } from '@lib/authz/engine';
+import { actorOf, decisionContext } from '@lib/authz/engine';
 import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
 import { consoleHandler } from '@lib/http/lambda';
-import { defineRoute, type RouteContext } from '@lib/http/route';
+import { defineRoute, objectIdParams } from '@lib/http/route';
 import { actionAnswer, performAction } from '@lib/users/actions';
 
 // Groups: read views (groups.read) and member changes (groups.members.write, approvable).
-const idParam = z.object({ id: z.string() });
-const actorOf = (c: RouteContext): Actor => ({ identity: c.operator!, rights: c.rights!, ip: c.sourceIp });
 const guid = z.string().refine(isGuid, 'a GUID');
 const memberResult = z.object({ outcome: z.enum(['succeeded', 'partial']), members: z.array(z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.string(), code: z.string().optional() })) });
 
@@ -31,7 +29,7 @@ const detail = defineRoute({
   summary: 'One group (read view with action hints); 404 when not readable',
   access: 'operator',
   permission: 'groups.read',
-  params: idParam,
+  params: objectIdParams,
   async handle(c) {
     return { body: await getGroup(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -43,7 +41,7 @@ const members = defineRoute({
   summary: 'Members of a group, at most Directory:MaxResults; never-manageable members only counted (`omitted`)',
   access: 'operator',
   permission: 'groups.read',
-  params: idParam,
+  params: objectIdParams,
   async handle(c) {
     return { body: await groupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -56,7 +54,7 @@ const change = defineRoute({
   access: 'operator',
   permission: 'groups.members.write',
   stepUp: true,
-  params: idParam,
+  params: objectIdParams,
   body: z.object({ add: z.array(guid).max(50).default([]), remove: z.array(guid).max(50).default([]), ticket: z.string().trim().max(200).optional() }),
   response: memberResult,
   async handle(c) {

@@ -8,7 +8,7 @@ const status = defineRoute({
   summary: 'Whether the instance is configured and whether setup is open',
   access: 'anonymous',
   async handle({ rt }) {
-    return { body: { configured: !!(await rt.settings(true)), setupOpen: await setupOpen(rt.store) } };
+    return { body: { configured: !!(await rt.settings()), setupOpen: await setupOpen(rt.store) } };
   },
 });
 

@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { decisionContext, type Actor } from '@lib/authz/engine';
+import { actorOf, decisionContext } from '@lib/authz/engine';
 import { consoleHandler } from '@lib/http/lambda';
-import { defineRoute, type RouteContext } from '@lib/http/route';
+import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';
 import { actionAnswer, attributesSchema, performAction, type ActionParams } from '@lib/users/actions';
 
 // Users: read views (users.read) and the approvable actions, each decided again by the engine.
-const idParam = z.object({ id: z.string() });
 const ticketBody = z.object({ ticket: z.string().trim().max(200).optional() });
-const actorOf = (c: RouteContext): Actor => ({ identity: c.operator!, rights: c.rights!, ip: c.sourceIp });
 const outcome = z.object({ outcome: z.enum(['succeeded', 'partial']) });
 
 async function run(c: RouteContext<{ ticket?: string }, unknown, { id: string }>, params: ActionParams) {
@@ -35,7 +33,7 @@ const detail = defineRoute({
   summary: 'One user (read view with action hints: direct, approval or no); 404 when not readable',
   access: 'operator',
   permission: 'users.read',
-  params: idParam,
+  params: objectIdParams,
   async handle(c) {
     return { body: await getUser(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -49,7 +47,7 @@ const simple = (verb: 'unlock' | 'disable' | 'enable') =>
     access: 'operator',
     permission: `users.${verb}`,
     stepUp: true,
-    params: idParam,
+    params: objectIdParams,
     body: ticketBody,
     response: outcome,
     handle: (c) => run(c, { action: `users.${verb}` }),
@@ -63,7 +61,7 @@ const resetPassword = defineRoute({
   permission: 'users.password.reset',
   helpdesk: true,
   stepUp: true,
-  params: idParam,
+  params: objectIdParams,
   body: ticketBody.extend({ mustChange: z.boolean().default(true), unlock: z.boolean().default(false) }),
   response: outcome.extend({ password: z.string() }),
   handle: (c) => run(c, { action: 'users.password.reset', mustChange: c.body.mustChange, unlock: c.body.unlock }),
@@ -76,7 +74,7 @@ const attributes = defineRoute({
   access: 'operator',
   permission: 'users.attributes.write',
   stepUp: true,
-  params: idParam,
+  params: objectIdParams,
   body: ticketBody.extend({ attributes: attributesSchema }),
   response: outcome,
   handle: (c) => run(c, { action: 'users.attributes.write', attributes: c.body.attributes }),

@@ -6,10 +6,6 @@ import { addToCounter, readCounter } from '../store/records';
 // Keys are hashed: a user name or address is not stored in clear in a counter key.
 const h = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32);
 
-export interface FailureWindow {
-  windowSeconds: number;
-}
-
 function slot(windowSeconds: number) {
   const now = Math.floor(Date.now() / 1000);
   const start = now - (now % windowSeconds);
@@ -24,6 +20,3 @@ export async function recordFailure(store: Store, scope: string, subject: string
   const { sk, ttl } = slot(windowSeconds);
   return addToCounter(store, `RATE#${scope}#${h(subject)}`, sk, 1, ttl);
 }
-
-/** Count an attempt and return the count in this window (used by limits on every call, not only failures). */
-export const countAttempt = recordFailure;

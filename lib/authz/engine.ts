@@ -193,3 +193,8 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
   if (!direct) return { allowed: false, status: 403, reason: 'approval_required', target, cls, approval: { kind: 'delegation', delegationId: holding[0].delegationId } };
   return { allowed: true, target, cls, delegationId: direct.delegationId, vipManage: direct.permissions.has('vip.manage'), permissions: direct.permissions };
 }
+
+/** The actor of a signed-in request (the route pipeline has loaded the operator and their rights). */
+export function actorOf(c: { operator?: OperatorIdentity; rights?: OperatorRights; sourceIp: string }): Actor {
+  return { identity: c.operator!, rights: c.rights!, ip: c.sourceIp };
+}

@@ -32,7 +32,7 @@ async function changeList(rt: ConsoleRuntime, change: (s: InstanceSettings) => s
     if (!current) throw conflict('not_configured');
     const next = await change(current.settings);
     if (await writeSettings(rt.store, { ...current.settings, superAdministrators: next }, current.version)) {
-      await rt.settings(true);
+      await rt.settings();
       return;
     }
   }

@@ -11,25 +11,21 @@ export function guidFromBuffer(b: Buffer): string {
 const GUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isGuid = (s: string) => GUID_RE.test(s);
 
-/** LDAP filter value for an objectGUID: every byte escaped as \hh. */
-export function guidFilterValue(guid: string): string {
+/** The 16 bytes of an objectGUID as the directory stores them (first three groups little-endian). */
+export function guidBytes(guid: string): Buffer {
   if (!isGuid(guid)) throw new Error('not a GUID');
   const h = guid.replace(/-/g, '').toLowerCase();
   const le = (s: string) => s.match(/../g)!.reverse().join('');
-  const bytes = le(h.slice(0, 8)) + le(h.slice(8, 12)) + le(h.slice(12, 16)) + h.slice(16);
-  return bytes.match(/../g)!.map((x) => `\\${x}`).join('');
+  return Buffer.from(le(h.slice(0, 8)) + le(h.slice(8, 12)) + le(h.slice(12, 16)) + h.slice(16), 'hex');
 }
 
 /**
  * An objectGUID equality filter carrying the 16 raw bytes. A string filter with \hh escapes
- * (guidFilterValue) never matches through ldapts 8: its parser turns escaped bytes >= 0x80 into
- * UTF-8 characters, so the value sent is no longer the GUID.
+ * never matches through ldapts 8: its parser turns escaped bytes >= 0x80 into UTF-8 characters,
+ * so the value sent is no longer the GUID.
  */
 export function guidEqualityFilter(guid: string): EqualityFilter {
-  if (!isGuid(guid)) throw new Error('not a GUID');
-  const h = guid.replace(/-/g, '').toLowerCase();
-  const le = (s: string) => s.match(/../g)!.reverse().join('');
-  return new EqualityFilter({ attribute: 'objectGUID', value: Buffer.from(le(h.slice(0, 8)) + le(h.slice(8, 12)) + le(h.slice(12, 16)) + h.slice(16), 'hex') });
+  return new EqualityFilter({ attribute: 'objectGUID', value: guidBytes(guid) });
 }
 
 /** objectSid (binary) to S-1-5-... */

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { OperatorIdentity, Session } from '../auth/sessions';
 import type { OperatorRights } from '../authz/rights';
 import type { Permission } from '../authz/permissions';
@@ -87,3 +87,6 @@ export function findRoute<R extends { method: Method; path: string }>(routes: R[
   }
   return { params: {} };
 }
+
+/** `{id}` of a directory object route: any string; a malformed id is decided like an unknown one (404). */
+export const objectIdParams = z.object({ id: z.string() });

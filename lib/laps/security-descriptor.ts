@@ -1,5 +1,5 @@
 import { Control } from 'ldapts';
-import { sidFromBuffer } from '../directory/guid';
+import { guidFromBuffer, sidFromBuffer } from '../directory/guid';
 
 // Reading who may read a confidential attribute, without reading it: the object's DACL (SD flags
 // control, DACL only, readable by the object's readers) evaluated for Control Access.
@@ -18,13 +18,6 @@ export class SdFlagsDaclControl extends Control {
 const CONTROL_ACCESS = 0x100;
 const GENERIC_ALL = 0x10000000;
 const INHERIT_ONLY = 0x08;
-
-/** GUID string of a 16-byte GUID as stored in ACEs (first three groups little-endian). */
-function aceGuid(b: Buffer, at: number): string {
-  const h = b.subarray(at, at + 16).toString('hex');
-  const le = (s: string) => s.match(/../g)!.reverse().join('');
-  return `${le(h.slice(0, 8))}-${le(h.slice(8, 12))}-${le(h.slice(12, 16))}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 export interface Ace {
   type: number;
@@ -52,7 +45,7 @@ export function daclAces(sd: Buffer): Ace[] {
       let q = p + 12;
       let objectType: string | undefined;
       if (oflags & 1) {
-        objectType = aceGuid(sd, q);
+        objectType = guidFromBuffer(sd.subarray(q, q + 16));
         q += 16;
       }
       if (oflags & 2) q += 16;

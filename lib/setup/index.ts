@@ -108,7 +108,7 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
   };
   if (!(await writeSettings(rt.store, settings, previous?.version ?? 0))) throw conflict('settings_changed_concurrently');
   await putRecord<SetupState>(rt.store, 'INSTANCE', 'SETUP', {});
-  await rt.settings(true);
+  await rt.settings();
   const actor = { ip: actorIp, name: 'setup' };
   await rt.audit.append({
     event: 'setup.completed',

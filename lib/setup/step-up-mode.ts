@@ -8,7 +8,7 @@ export async function updateStepUpMode(rt: ConsoleRuntime, mode: StepUpMode, act
   if (!current) throw conflict('not_configured');
   const old = current.settings.stepUpMode;
   if (!(await writeSettings(rt.store, { ...current.settings, stepUpMode: mode }, current.version))) throw conflict('settings_changed_concurrently');
-  await rt.settings(true);
+  await rt.settings();
   await rt.audit.append({ event: 'settings.step_up_mode', outcome: 'success', actor, correlationId, details: { old, new: mode } });
   // diagnostics name the weaker modes (console spec, Authentication 3)
   const warning = mode === 'password' ? 'signin_password_only' : mode === 'none' ? 'step_up_disabled' : undefined;

@@ -1,14 +1,14 @@
-import { escapeFilterValue, guidFilterValue, guidFromBuffer, sidFromBuffer } from '../../lib/directory/guid';
+import { escapeFilterValue, guidBytes, guidFromBuffer, sidFromBuffer } from '../../lib/directory/guid';
 
 describe('directory value encoding', () => {
   it('formats objectGUID with the first three groups little-endian and back to a filter', () => {
     const b = Buffer.from('33221100554477668899aabbccddeeff', 'hex');
     const guid = guidFromBuffer(b);
     expect(guid).toBe('00112233-4455-6677-8899-aabbccddeeff');
-    expect(guidFilterValue(guid)).toBe('\\33\\22\\11\\00\\55\\44\\77\\66\\88\\99\\aa\\bb\\cc\\dd\\ee\\ff');
+    expect(guidBytes(guid).toString('hex')).toBe('33221100554477668899aabbccddeeff');
   });
   it('refuses a non-GUID in a filter', () => {
-    expect(() => guidFilterValue('*)(objectClass=*')).toThrow();
+    expect(() => guidBytes('*)(objectClass=*')).toThrow();
   });
   it('formats a SID', () => {
     // S-1-5-21-1-2-3-512
