@@ -16,7 +16,9 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-DATA="$REPO/local/.data/directory"
+mkdir -p "$REPO/local/.data"
+# the real path: running DCs are recognised by the files they hold open (a checkout may link .data)
+DATA="$(cd "$REPO/local/.data" && pwd -P)/directory"
 # Bump when provisioning or the seed changes in a way an existing directory lacks: the next
 # ensure then reprovisions instead of starting the old directory.
 LAYOUT=1
