@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from '../../lib/config';
 
 // The rates of the scheduled functions, rendered into serverless.yml at package time
-// (`${file(./functions/scheduled/schedules.cjs):<function>}`) from the same configuration the
+// (`${file(./functions/scheduled/rates.cjs):<function>}`) from the same configuration the
 // functions read (HDC_CONFIG_FILE, Section__Key variables): EventBridge in AWS, and
 // serverless-offline's own scheduler under `npm start` (it fires on clock boundaries).
 
