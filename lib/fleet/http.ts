@@ -10,8 +10,8 @@ import { findRoute, STATE_CHANGING } from '../http/route';
 import { logger } from '../log';
 import { authenticate, requestToken } from './access';
 import { auditRefusal, guardRoute, refuse } from './guard';
-import type { FleetContext, FleetRoute } from './route';
 import type { FleetConfig } from './config';
+import type { FleetContext, FleetRoute } from './route';
 import { fleetRuntime, type FleetRuntime } from './runtime';
 
 /** The fleet plane's browser policy (FLEET_PUBLIC_ORIGIN, FLEET_HSTS_MAX_AGE). */
@@ -45,8 +45,8 @@ const parseWith = <T>(schema: { parse(v: unknown): T } | undefined, value: unkno
 /**
  * The fleet plane's HTTP pipeline, in this order for every route: route match (404) →
  * cross-site origin on state-changing calls (403 cross_site_request, logged: no credential
- * travels cross-site here) → authentication (401; 403 signin_refused, audited) → path parameters (malformed = unknown, 404)
- * → the central guard (admin / scope / level) → JSON content type on state-changing calls (415)
+ * travels cross-site here) → authentication (401; 403 signin_refused, audited) → path
+ * parameters (malformed = unknown, 404) → the central guard (admin / scope / level) → JSON content type on state-changing calls (415)
  * → query and body validation (400) → the route's body-dependent checks → the handler.
  * No cookies: tokens travel in headers, and state-changing calls must be JSON, which a
  * cross-site form cannot send, so there is no ambient credential to forge requests with.
