@@ -10,7 +10,9 @@ import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
 import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
 
 // The local stack: the two Samba DCs (local/directory), DynamoDB Local, serverless-offline with
-// every console function; then setup and seed data. Every process is stopped by its recorded PID.
+// every console function (and their schedules), the password service as its own serverless-offline
+// process with only its own environment (serverless.password-service.yml), the fleet plane; then
+// setup and seed data. Every process is stopped by its recorded PID.
 
 export interface StackOptions {
   /** 'dev' for npm start, 'test' for npm test (other ports and table, same directory) */
@@ -20,7 +22,12 @@ export interface StackOptions {
 }
 export interface StackInfo {
   consoleUrl: string;
+  /** the console's own Lambda endpoint (its functions: approvalsExpiry, ...) */
   lambdaEndpoint: string;
+  /** the password service's Lambda endpoint (its own process) */
+  passwordServiceEndpoint: string;
+  /** PIDs of the serverless-offline processes (their environments are what each side holds) */
+  pids: { console: number; passwordService: number };
   dynamodbEndpoint: string;
   tableName: string;
   masterKeyFile: string;
@@ -36,9 +43,20 @@ export interface StackInfo {
 }
 
 const PORTS = {
-  dev: { http: 3000, lambda: 3002, dynamodb: 8000 },
-  test: { http: 3100, lambda: 3102, dynamodb: 8100 },
+  dev: { http: 3000, lambda: 3002, passwordService: 3004, dynamodb: 8000 },
+  test: { http: 3100, lambda: 3102, passwordService: 3104, dynamodb: 8100 },
 };
+
+/** Profile settings of the console beyond the defaults: the test profile expires approvals every minute. */
+const PROFILE_CONFIG: Record<'dev' | 'test', Record<string, string>> = {
+  dev: {},
+  test: { Approvals__CheckInterval: '60' },
+};
+
+/** The caller's environment without anything of the password service's (the console must never hold it). */
+function withoutServiceSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^HDC_(LOCAL_)?(LAPS|RESET)_|^HDC_PWD_/.test(k)));
+}
 
 export const stackFile = (profile: 'dev' | 'test') => path.join(RUN_DIR, profile === 'dev' ? 'stack.json' : 'stack.test.json');
 
@@ -107,22 +125,15 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   await ensureTable(store);
 
   const consoleUrl = `http://127.0.0.1:${ports.http}`;
-  const env = {
-    ...process.env,
+  const stage = opts.profile === 'dev' ? 'local' : 'test';
+  const passwordServiceEndpoint = `http://127.0.0.1:${ports.passwordService}`;
+  const passwordServiceFunction = `hdc-password-service-${stage}-passwordService`;
+  const common = {
+    ...withoutServiceSecrets(process.env),
     DYNAMODB_ENDPOINT: dynamodbEndpoint,
-    HDC_MASTER_KEY_FILE: keyFile,
     HDC_LINK_KEY_FILE: linkFile,
-    HDC_LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
-    HDC_LOCAL_LAPS_UPN: directory.technicalAccounts.laps.upn,
-    HDC_LOCAL_LAPS_PASSWORD_FILE: lapsFile,
-    HDC_LOCAL_RESET_UPN: directory.technicalAccounts.reset.upn,
-    HDC_LOCAL_RESET_PASSWORD_FILE: resetFile,
-    // notification receivers in tests are HTTPS servers on loopback with certificates of the local test CA
-    NODE_EXTRA_CA_CERTS: directory.caFile,
-    HDC_PWD_DOMAIN: directory.domain,
     HDC_ENVIRONMENT: 'Development',
-    Helpdesk__Enabled: 'true',
-    Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
+    ...PROFILE_CONFIG[opts.profile],
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
@@ -130,30 +141,61 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     SLS_TELEMETRY_DISABLED: '1',
     SLS_NOTIFICATIONS_MODE: 'off',
   };
+  // the password service's process: the LAPS and reset accounts, and nothing of the console's
+  const serviceEnv = {
+    ...common,
+    HDC_LAPS_UPN: directory.technicalAccounts.laps.upn,
+    HDC_LAPS_PASSWORD_FILE: lapsFile,
+    HDC_RESET_UPN: directory.technicalAccounts.reset.upn,
+    HDC_RESET_PASSWORD_FILE: resetFile,
+    HDC_PWD_DOMAIN: directory.domain,
+  };
+  // the console's process: its master key, and the password service only as an endpoint to invoke
+  const env = {
+    ...common,
+    HDC_MASTER_KEY_FILE: keyFile,
+    HDC_LAMBDA_ENDPOINT: passwordServiceEndpoint,
+    // notification receivers in tests are HTTPS servers on loopback with certificates of the local test CA
+    NODE_EXTRA_CA_CERTS: directory.caFile,
+    Hosting__PublicOrigin: consoleUrl,
+    Helpdesk__Enabled: 'true',
+    Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
+  };
+  log(`serverless-offline: password service (its own process) on Lambda ${passwordServiceEndpoint}`);
+  const service = startProcess(
+    `${opts.profile}-password-service`,
+    path.join(ROOT, 'node_modules/.bin/serverless'),
+    ['offline', 'start', '--config', 'serverless.password-service.yml', '--stage', stage, '--lambdaPort', String(ports.passwordService)],
+    serviceEnv,
+  );
   log(`serverless-offline: console API on ${consoleUrl}`);
-  startProcess(
+  const consoleProcess = startProcess(
     `${opts.profile}-offline`,
     path.join(ROOT, 'node_modules/.bin/serverless'),
-    ['offline', 'start', '--stage', opts.profile === 'dev' ? 'local' : 'test', '--httpPort', String(ports.http), '--lambdaPort', String(ports.lambda)],
+    ['offline', 'start', '--stage', stage, '--httpPort', String(ports.http), '--lambdaPort', String(ports.lambda)],
     env,
   );
   await waitFor('serverless-offline', async () => (await fetch(`${consoleUrl}/health/live`)).status === 200, 180000);
+  // a service with no HTTP event prints no "Server ready": its Lambda port answering is the sign
+  await waitFor('password service', () => portOpen(ports.passwordService), 180000);
 
   const masterKey = Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'base64');
   const accounts = await seedConsole(store, masterKey, consoleUrl, directory);
   // first use of the password service: pin it to the seeded domain (admin CLI: pin-password-service)
-  const pin = await callPasswordService({ op: 'pin' }, { ...env, HDC_PASSWORD_SERVICE_FUNCTION: `hdc-console-${opts.profile === 'dev' ? 'local' : 'test'}-passwordService` });
+  const pin = await callPasswordService({ op: 'pin' }, { ...env, HDC_PASSWORD_SERVICE_FUNCTION: passwordServiceFunction });
   if (!pin.ok) throw new Error(`pinning the password service failed: ${pin.code}`);
   log('fleet plane (serverless.fleet.yml)');
   const fleet = await startFleet({ profile: opts.profile, dynamodbEndpoint, masterKeyFile: keyFile });
   const info: StackInfo = {
     consoleUrl,
     lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
+    passwordServiceEndpoint,
+    pids: { console: consoleProcess.pid!, passwordService: service.pid! },
     dynamodbEndpoint,
     tableName,
     masterKeyFile: keyFile,
     linkKeyFile: linkFile,
-    passwordServiceFunction: `hdc-console-${opts.profile === 'dev' ? 'local' : 'test'}-passwordService`,
+    passwordServiceFunction,
     accounts,
     directory,
     computers: directory.computers.map(({ name, guid, class: cls, laps }) => ({ name, guid, class: cls, laps })),
@@ -169,6 +211,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
 export async function stopStack(profile: 'dev' | 'test', opts: { directory?: boolean } = {}) {
   await stopFleet(profile);
   await stopRecorded(`${profile}-offline`);
+  await stopRecorded(`${profile}-password-service`);
   await stopRecorded(`${profile}-dynamodb`);
   if (opts.directory !== false) {
     try {

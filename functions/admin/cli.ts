@@ -28,13 +28,13 @@ const USAGE = `usage: npm run admin -- <command>
                               the custom roles not in the file (refused if a delegation uses one)`;
 
 /** How the CLI reaches a running local stack's console (the stack file's endpoints, table and key files). */
-export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; lambdaEndpoint: string; passwordServiceFunction: string }) {
+export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; passwordServiceEndpoint: string; passwordServiceFunction: string }) {
   return {
     DYNAMODB_ENDPOINT: info.dynamodbEndpoint,
     HDC_TABLE: info.tableName,
     HDC_MASTER_KEY_FILE: info.masterKeyFile,
     HDC_LINK_KEY_FILE: info.linkKeyFile,
-    HDC_LAMBDA_ENDPOINT: info.lambdaEndpoint,
+    HDC_LAMBDA_ENDPOINT: info.passwordServiceEndpoint,
     HDC_PASSWORD_SERVICE_FUNCTION: info.passwordServiceFunction,
   };
 }

@@ -15,7 +15,7 @@ const antiforgery = defineRoute({
   async handle({ rt, session }) {
     if (session) return { body: { token: session.csrfToken } };
     const pre = await createSession(rt.store, sessionPolicy(rt));
-    return { body: { token: pre.csrfToken }, cookies: [sessionCookie(pre.id, 3600)] };
+    return { body: { token: pre.csrfToken }, cookies: [sessionCookie(pre.id)] };
   },
 });
 
@@ -34,7 +34,7 @@ const login = defineRoute({
     const { session: s, operator } = await signIn(rt, body, { sourceIp, correlationId, preSession: session });
     return {
       body: { operator: { username: operator.username, displayName: operator.displayName }, csrfToken: s.csrfToken },
-      cookies: [sessionCookie(s.id, sessionPolicy(rt).absoluteSeconds)],
+      cookies: [sessionCookie(s.id)],
     };
   },
 });

@@ -81,8 +81,12 @@ export function csrfMatches(session: Session | undefined, header: string | undef
   return !!session && !!header && constantTimeEqual(session.csrfToken, header);
 }
 
-export function sessionCookie(id: string, maxAgeSeconds: number): string {
-  return `${SESSION_COOKIE}=${id}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
+/**
+ * A browser session cookie (no Max-Age/Expires): closing the browser ends the sign-in on a shared
+ * helpdesk workstation; the server's idle and absolute limits stay the authority on its lifetime.
+ */
+export function sessionCookie(id: string): string {
+  return `${SESSION_COOKIE}=${id}; Path=/; Secure; HttpOnly; SameSite=Strict`;
 }
 export const clearedSessionCookie = () => `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`;
 

@@ -25,8 +25,19 @@ const int = (d: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
 // (Session, SignIn, Authentication:StepUpWindow, Hosting) are ours and documented in docs/configuration.md.
 export const configSchema = z.object({
   Hosting: z
-    .object({ Environment: z.enum(['Development', 'Production']).default('Production') })
-    .default({ Environment: 'Production' }),
+    .object({
+      Environment: z.enum(['Development', 'Production']).default('Production'),
+      // the console's own origin (scheme://host[:port]): the only origin a state-changing request
+      // may come from; https turns on Strict-Transport-Security (lib/http/browser.ts)
+      PublicOrigin: z
+        .string()
+        .optional()
+        .transform((s) => (s && s.trim() ? s.trim() : undefined))
+        .refine((s) => s === undefined || /^https?:\/\/[^/?#\s]+$/.test(s.replace(/\/$/, '')), 'expected an origin: http(s)://host[:port]')
+        .transform((s) => (s === undefined ? undefined : new URL(s).origin)),
+      HstsMaxAge: int(31536000),
+    })
+    .default({ Environment: 'Production', PublicOrigin: undefined, HstsMaxAge: 31536000 }),
   Helpdesk: z
     .object({ Enabled: bool(false), LapsIdentityUpn: z.string().optional() })
     .default({ Enabled: false }),
@@ -38,7 +49,10 @@ export const configSchema = z.object({
       RateWindow: duration(600),
     })
     .default({ LapsIdentity: {}, MaxLapsReadsPerTarget: 5, RateWindow: 600 }),
-  Approvals: z.object({ CheckInterval: duration(300) }).default({ CheckInterval: 300 }),
+  // the approvals expiry schedule (serverless.yml renders it as an EventBridge rate): whole minutes
+  Approvals: z
+    .object({ CheckInterval: duration(300).refine((s) => s >= 60 && s % 60 === 0, 'Approvals:CheckInterval must be whole minutes (60, 120, ... seconds)') })
+    .default({ CheckInterval: 300 }),
   Audit: z
     .object({
       // 0 keeps everything; 1..29 is refused (DESIGN decision 11).

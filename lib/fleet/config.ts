@@ -53,6 +53,12 @@ export const fleetEnvSchema = z
     ACCESS_MACHINE_ID_IDENTITY: optionalString,
     ACCESS_CLUSTER_NAME: optionalString,
     DEFAULT_PROXY_ADDR: optionalString,
+    /** the fleet plane's own origin: state-changing requests from any other are refused (lib/http/browser.ts) */
+    FLEET_PUBLIC_ORIGIN: optionalString
+      .refine((s) => s === undefined || /^https?:\/\/[^/?#\s]+$/.test(s.replace(/\/$/, '')), 'expected an origin: http(s)://host[:port]')
+      .transform((s) => (s === undefined ? undefined : new URL(s).origin)),
+    /** Strict-Transport-Security max-age, sent when FLEET_PUBLIC_ORIGIN is https; 0 = never */
+    FLEET_HSTS_MAX_AGE: z.coerce.number().int().min(0).default(31536000),
   })
   .refine((c) => !(c.ACCESS_IDENTITY_FILE && c.ACCESS_MACHINE_ID_IDENTITY), {
     message: 'set ACCESS_IDENTITY_FILE or ACCESS_MACHINE_ID_IDENTITY, not both',

@@ -4,13 +4,18 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ZodError } from 'zod';
 import { ApiError, badRequest, isApiError, notFound } from '../errors';
+import { browserDefaults, crossSiteRequest, type BrowserPolicy } from '../http/browser';
 import { validationError } from '../http/handler';
 import { findRoute, STATE_CHANGING } from '../http/route';
 import { logger } from '../log';
 import { authenticate, requestToken } from './access';
 import { auditRefusal, guardRoute, refuse } from './guard';
+import type { FleetConfig } from './config';
 import type { FleetContext, FleetRoute } from './route';
 import { fleetRuntime, type FleetRuntime } from './runtime';
+
+/** The fleet plane's browser policy (FLEET_PUBLIC_ORIGIN, FLEET_HSTS_MAX_AGE). */
+export const fleetBrowserPolicy = (config: FleetConfig): BrowserPolicy => ({ publicOrigin: config.FLEET_PUBLIC_ORIGIN, hstsMaxAge: config.FLEET_HSTS_MAX_AGE });
 
 
 const headers = (correlationId: string, extra?: Record<string, string>) => ({
@@ -39,8 +44,9 @@ const parseWith = <T>(schema: { parse(v: unknown): T } | undefined, value: unkno
 
 /**
  * The fleet plane's HTTP pipeline, in this order for every route: route match (404) →
- * authentication (401; 403 signin_refused, audited) → path parameters (malformed = unknown, 404)
- * → the central guard (admin / scope / level) → JSON content type on state-changing calls (415)
+ * cross-site origin on state-changing calls (403 cross_site_request, logged: no credential
+ * travels cross-site here) → authentication (401; 403 signin_refused, audited) → path
+ * parameters (malformed = unknown, 404) → the central guard (admin / scope / level) → JSON content type on state-changing calls (415)
  * → query and body validation (400) → the route's body-dependent checks → the handler.
  * No cookies: tokens travel in headers, and state-changing calls must be JSON, which a
  * cross-site form cannot send, so there is no ambient credential to forge requests with.
@@ -54,6 +60,13 @@ export function createFleetHttpHandler(routes: FleetRoute[], getRuntime: () => F
       const { route, params } = findRoute(routes, method, path);
       if (!route) throw notFound();
       const rt = getRuntime();
+      if (STATE_CHANGING.has(route.method)) {
+        const seen = crossSiteRequest(event, fleetBrowserPolicy(rt.config));
+        if (seen) {
+          logger.warn('cross-site request refused', { correlationId, route: `${route.method} ${route.path}`, ...seen });
+          throw new ApiError(403, 'cross_site_request');
+        }
+      }
       const sourceIp = event.requestContext?.http?.sourceIp ?? 'unknown';
       const ctx: FleetContext = {
         rt,
@@ -113,5 +126,7 @@ export function createFleetHttpHandler(routes: FleetRoute[], getRuntime: () => F
 
 /** A fleet Lambda handler for a group of routes: the shared pipeline inside one middy chain. */
 export function fleetHandler(routes: FleetRoute<any, any, any, any>[]) {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(createFleetHttpHandler(routes, fleetRuntime));
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(browserDefaults(() => fleetBrowserPolicy(fleetRuntime().config)))
+    .handler(createFleetHttpHandler(routes, fleetRuntime));
 }

@@ -7,8 +7,10 @@ import { csrfMatches, destroySession, loadSession, readSessionCookie, updateSess
 import { sessionPolicy } from '../auth/signin';
 import { requireRecentStepUp } from '../auth/stepup';
 import { ApiError, badRequest, forbidden, isApiError, notFound, unauthorized } from '../errors';
+import type { Config } from '../config';
 import { logger } from '../log';
 import type { ConsoleRuntime } from '../runtime';
+import { crossSiteRequest, type BrowserPolicy } from './browser';
 import { findRoute, STATE_CHANGING, type Route, type RouteContext } from './route';
 
 const OPERATOR_FACTS_MAX_AGE_MS = 60_000;
@@ -38,10 +40,15 @@ export function validationError(e: ZodError, where: 'body' | 'query' | 'path'): 
 }
 
 
+/** The console's browser policy (Hosting:PublicOrigin, Hosting:HstsMaxAge). */
+export const consoleBrowserPolicy = (config: Config): BrowserPolicy => ({ publicOrigin: config.Hosting.PublicOrigin, hstsMaxAge: config.Hosting.HstsMaxAge });
+
 /**
  * The one HTTP pipeline of the console, in this order for every route, before any side effect:
- * route match (unknown → 404) → CSRF on POST/PUT/DELETE (400) → session → permission (403,
- * audited) → step-up (403) → zod validation (400 with field details) → the route's handler.
+ * route match (unknown → 404) → session → cross-site origin on POST/PUT/DELETE (403, audited
+ * when an operator's session came with it) → CSRF on POST/PUT/DELETE (400) → operator (401) →
+ * permission (403, audited) → step-up (403) → zod validation (400 with field details) → the
+ * route's handler. Security headers: lib/http/lambda.ts (middleware) adds them to every answer.
  * Errors: ApiError as `{ code, ... }`; anything else `{ code: internal_error, correlationId }`.
  */
 export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRuntime) {
@@ -58,6 +65,29 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
       const needsSession = route.access === 'presession' || route.access === 'operator' || STATE_CHANGING.has(route.method);
       let session: Session | undefined;
       if (needsSession || route.openInDevelopment) session = await loadSession(rt.store, readSessionCookie(event.cookies, header(event, 'cookie')), policy);
+
+      // a state-changing call from a page of another site is refused before its token is even
+      // looked at; only a signed-in operator's session makes it an audited event (the cookie is
+      // SameSite=Strict: it only comes along from the same site), anonymous ones are logged
+      if (STATE_CHANGING.has(route.method)) {
+        const seen = crossSiteRequest(event, consoleBrowserPolicy(rt.config));
+        if (seen) {
+          const where = `${route.method} ${route.path}`;
+          logger.warn('cross-site request refused', { correlationId, route: where, ...seen });
+          const op = session?.operator;
+          if (op) {
+            await rt.audit.append({
+              event: 'authz.decision',
+              outcome: 'denied',
+              reason: 'cross_site_request',
+              actor: { id: op.guid, name: op.username, provider: op.provider, ip: sourceIp },
+              correlationId,
+              details: { route: where, ...seen },
+            });
+          }
+          throw forbidden('cross_site_request');
+        }
+      }
 
       // CSRF: every state-changing call carries the session's token (console spec, Authentication 2)
       if (STATE_CHANGING.has(route.method) && route.access !== 'bearer') {

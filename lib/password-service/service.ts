@@ -9,6 +9,7 @@ import { logger } from '../log';
 import type { InstanceSettings } from '../setup/settings';
 import type { Store } from '../store';
 import { addToCounter, getRecord, putRecord } from '../store/records';
+import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
 import { diagnoseLapsRights, holdsReadRight, lapsAccountSids, type ScopeDiagnosis } from './diagnose';
 import { sealPassword, verifyRequest } from './link';
@@ -45,30 +46,48 @@ export interface LapsPayload {
 
 export class PasswordService {
   private readonly ctx: ServiceContext;
+  private readonly audit: ReturnType<typeof serviceAuditChain>;
 
   constructor(store: Store, config: Config, env: NodeJS.ProcessEnv, linkKey: () => Promise<Buffer>) {
     this.ctx = new ServiceContext(store, config, env, linkKey);
+    this.audit = serviceAuditChain(store);
   }
 
+  /** Every invocation leaves a row in the service's own chain before its answer leaves: no row, no answer. */
   async handle(envelope: unknown): Promise<ServiceResponse> {
     const link = await verifyRequest(await this.ctx.linkKey(), this.ctx.store, envelope);
     if (!link.ok) {
       logger.warn('password service: link refused', { code: link.code });
-      return { ok: false, code: link.code };
+      return this.recorded(undefined, { ok: false, code: link.code });
     }
     const req = link.request as ServiceRequest;
-    try {
-      if (req.op === 'health') return { ok: true, laps: (await this.ctx.credentials('laps')) ? 'configured' : 'not_configured' };
-      if (req.op === 'pin') return await this.pin();
-      if (req.op === 'laps.diagnose') return await this.diagnose(req);
-      if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
-      if (req.op === 'users.password.reset') return await resetUserPassword(req, this.ctx);
-      return { ok: false, code: 'unknown_operation' };
-    } catch (e) {
+    let failed = false;
+    const res = await this.perform(req).catch((e: unknown): ServiceResponse => {
       if (isApiError(e)) return { ok: false, code: e.code };
       logger.error('password service: internal error', { error: (e as Error).name });
+      failed = true;
+      return { ok: false, code: 'laps_unavailable' };
+    });
+    return this.recorded(req, res, failed);
+  }
+
+  private async recorded(req: ServiceRequest | undefined, res: ServiceResponse, failed = false): Promise<ServiceResponse> {
+    try {
+      await this.audit.append(serviceAuditRow(req, res, failed));
+    } catch (e) {
+      logger.error('password service: audit append failed, answer withheld', { error: (e as Error).name });
       return { ok: false, code: 'laps_unavailable' };
     }
+    return res;
+  }
+
+  private async perform(req: ServiceRequest): Promise<ServiceResponse> {
+    if (req.op === 'health') return { ok: true, laps: (await this.ctx.credentials('laps')) ? 'configured' : 'not_configured' };
+    if (req.op === 'pin') return await this.pin();
+    if (req.op === 'laps.diagnose') return await this.diagnose(req);
+    if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
+    if (req.op === 'users.password.reset') return await resetUserPassword(req, this.ctx);
+    return { ok: false, code: 'unknown_operation' };
   }
 
   /** First use pins the domain and the CA it trusts; until then every operation is refused. */

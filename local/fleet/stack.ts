@@ -125,6 +125,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     ACCESS_IDENTITY_FILE: identityFile,
     ACCESS_CLUSTER_NAME: DEV_CLUSTER,
     DEFAULT_PROXY_ADDR: 'teleport.hdc-local.test:443',
+    FLEET_PUBLIC_ORIGIN: fleetUrl,
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',

@@ -11,8 +11,8 @@ import { ROOT } from '../../local/processes';
 import { stack, store } from '../support/stack';
 
 // The password service over the signed internal link, called the way the console calls it.
-const env = { ...process.env, HDC_LINK_KEY_FILE: stack.linkKeyFile, HDC_LAMBDA_ENDPOINT: stack.lambdaEndpoint, HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction };
-const lambda = new LambdaClient({ endpoint: stack.lambdaEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+const env = { ...process.env, HDC_LINK_KEY_FILE: stack.linkKeyFile, HDC_LAMBDA_ENDPOINT: stack.passwordServiceEndpoint, HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction };
+const lambda = new LambdaClient({ endpoint: stack.passwordServiceEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 const invokeRaw = async (payload: unknown) =>
   JSON.parse(Buffer.from((await lambda.send(new InvokeCommand({ FunctionName: stack.passwordServiceFunction, Payload: Buffer.from(JSON.stringify(payload)) }))).Payload!).toString());
 const ws = (name: string) => stack.directory.computers.find((c) => c.name === name)!;
@@ -80,26 +80,34 @@ describe('the signed internal link', () => {
 
 describe('the console never holds the LAPS or reset account', () => {
   const doc = YAML.parse(fs.readFileSync(path.join(ROOT, 'serverless.yml'), 'utf8'), { logLevel: 'error' });
+  const svc = YAML.parse(fs.readFileSync(path.join(ROOT, 'serverless.password-service.yml'), 'utf8'), { logLevel: 'error' });
   const secretVars = /LAPS_PASSWORD|LAPS_UPN|RESET_PASSWORD|RESET_UPN/;
 
-  it('gives those variables to the password service function only', () => {
+  it('gives those variables to the password service (its own service) only', () => {
     expect(Object.keys(doc.provider.environment).filter((k) => secretVars.test(k))).toEqual([]);
     for (const [name, fn] of Object.entries<any>(doc.functions)) {
-      const vars = Object.keys(fn.environment ?? {}).filter((k) => secretVars.test(k));
-      if (name === 'passwordService') expect(vars).toEqual(expect.arrayContaining(['HDC_LAPS_UPN', 'HDC_LAPS_PASSWORD_FILE']));
-      else expect([name, vars]).toEqual([name, []]);
+      expect([name, Object.keys(fn.environment ?? {}).filter((k) => secretVars.test(k))]).toEqual([name, []]);
     }
+    expect(doc.functions.passwordService).toBeUndefined();
+    expect(Object.keys(svc.functions)).toEqual(['passwordService']);
+    expect(Object.keys(svc.provider.environment)).toEqual(expect.arrayContaining(['HDC_LAPS_UPN', 'HDC_LAPS_PASSWORD_FILE', 'HDC_RESET_UPN', 'HDC_RESET_PASSWORD_FILE']));
+    expect(Object.keys(svc.provider.environment).filter((k) => /MASTER_KEY/.test(k))).toEqual([]); // nor the console's master key
   });
 
   it('lets only the password service role read the LAPS and reset secrets', () => {
-    const res = doc.resources.Resources;
     const secretsOf = (role: any) => JSON.stringify(role.Properties.Policies);
-    expect(secretsOf(res.ConsoleRole)).not.toMatch(/laps|reset/);
-    expect(secretsOf(res.PasswordServiceRole)).toMatch(/laps-\*/);
-    expect(secretsOf(res.PasswordServiceRole)).toMatch(/reset-\*/);
-    for (const [name, fn] of Object.entries<any>(doc.functions)) if (name !== 'passwordService') expect(fn.role).toBeUndefined(); // the provider role: ConsoleRole
-    expect(doc.functions.passwordService.role).toBe('PasswordServiceRole');
-    expect(doc.functions.passwordService.events).toBeUndefined(); // no public HTTP route
+    expect(secretsOf(doc.resources.Resources.ConsoleRole)).not.toMatch(/laps|reset/);
+    expect(doc.resources.Resources.PasswordServiceRole).toBeUndefined();
+    const role = svc.resources.Resources.PasswordServiceRole;
+    expect(secretsOf(role)).toMatch(/laps-\*/);
+    expect(secretsOf(role)).toMatch(/reset-\*/);
+    expect(secretsOf(role)).not.toMatch(/master-key/);
+    expect(svc.provider.iam.role).toBe('PasswordServiceRole');
+    for (const fn of Object.values<any>(doc.functions)) expect(fn.role).toBeUndefined(); // the provider role: ConsoleRole
+    expect(svc.functions.passwordService.events).toBeUndefined(); // no public HTTP route
+    // the console may invoke exactly that function
+    expect(JSON.stringify(doc.resources.Resources.ConsoleRole.Properties.Policies)).toContain('${self:custom.passwordServiceFunction}');
+    expect(doc.custom.passwordServiceFunction).toBe('hdc-password-service-${sls:stage}-passwordService');
   });
 
   it('ships no code that reads the LAPS account in any console function bundle', () => {
@@ -110,7 +118,9 @@ describe('the console never holds the LAPS or reset account', () => {
       const code = fs.readFileSync(path.join(dir, f), 'utf8');
       expect([f, code.includes('ServiceContext'), code.includes('HDC_LAPS_PASSWORD_SECRET_ID'), code.includes('HDC_RESET_PASSWORD_SECRET_ID')]).toEqual([f, false, false, false]);
     }
-    const svc = fs.readFileSync(path.join(ROOT, '.esbuild/console-test/.build/functions/password-service/handler.js'), 'utf8');
+    // the console's build has no password service at all; the service's own build has it
+    expect(fs.existsSync(path.join(ROOT, '.esbuild/console-test/.build/functions/password-service/handler.js'))).toBe(false);
+    const svc = fs.readFileSync(path.join(ROOT, '.esbuild/password-service-test/.build/functions/password-service/handler.js'), 'utf8');
     expect([svc.includes('ServiceContext'), svc.includes('HDC_LAPS_PASSWORD_SECRET_ID'), svc.includes('HDC_RESET_PASSWORD_SECRET_ID')]).toEqual([true, true, true]);
   });
 });

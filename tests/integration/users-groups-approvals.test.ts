@@ -563,7 +563,7 @@ describe('approval requests: the state table', () => {
     const rec = (await getRecord<any>(store, 'APPROVAL', c.body.id))!;
     expect(await putRecord(store, 'APPROVAL', c.body.id, { ...rec.data, expiresAt: new Date(Date.now() - 1000).toISOString() }, { expectVersion: rec.version })).toBe(true);
     const lambda = new LambdaClient({ endpoint: stack.lambdaEndpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    const fn = stack.passwordServiceFunction.replace(/passwordService$/, 'approvalsExpiry');
+    const fn = `hdc-console-${profile === 'dev' ? 'local' : 'test'}-approvalsExpiry`;
     const mark = await auditMark();
     const runs = await Promise.all([0, 1].map(() => lambda.send(new InvokeCommand({ FunctionName: fn, Payload: Buffer.from('{}') }))));
     const out = runs.map((x) => JSON.parse(Buffer.from(x.Payload!).toString()));

@@ -20,8 +20,8 @@ describe('secrets never reach logs or the database', () => {
     expect(secrets.every((s) => s.length >= 8)).toBe(true);
   });
 
-  it('no secret in the serverless-offline log (every console function’s stdout, audit stream included)', () => {
-    const log = fs.readFileSync(path.join(RUN_DIR, `${profile}-offline.log`), 'utf8');
+  it.each(['offline', 'password-service'])('no secret in the %s serverless-offline log (every function’s stdout, audit stream included)', (name) => {
+    const log = fs.readFileSync(path.join(RUN_DIR, `${profile}-${name}.log`), 'utf8');
     expect(log).toContain('"category":"Audit"');
     for (const s of secrets) expect(log.includes(s)).toBe(false);
   });

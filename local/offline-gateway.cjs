@@ -1,0 +1,87 @@
+'use strict';
+// Local development only: makes serverless-offline's HTTP gateway answer like the API Gateway the
+// apps deploy behind (no CORS configuration), so the browser-facing promises hold locally too:
+//   - no CORS: serverless-offline reflects any Origin with credentials; API Gateway without a
+//     `cors` setting adds no Access-Control-* header, so the apps are same-origin only;
+//   - every answer of the gateway itself is `{ code }` with the security headers (hapi answers
+//     a path whose percent-encoding does not decode, a bad cookie header, ... with its own body);
+//     such a path names no resource: 404 not_found, what the apps' own router answers for it.
+// Nothing here runs outside `serverless offline`: the hook is the plugin's start.
+const { require: tsxRequire } = require('tsx/cjs/api');
+
+const CORS_HEADERS = [
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-headers',
+  'access-control-allow-methods',
+  'access-control-expose-headers',
+  'access-control-max-age',
+];
+const CODES = { 400: 'bad_request', 404: 'not_found', 405: 'method_not_allowed', 413: 'body_too_large', 415: 'unsupported_media_type' };
+
+function decodable(path) {
+  try {
+    for (const segment of path.split('/')) decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+class OfflineGateway {
+  constructor(serverless) {
+    this.serverless = serverless;
+    this.hooks = { 'after:offline:start:init': () => this.install() };
+  }
+
+  /** The security headers of the app this service is (console or fleet plane), from its own configuration. */
+  headers() {
+    const browser = tsxRequire('../lib/http/browser.ts', __filename);
+    if (this.serverless.service.service === 'hdc-fleet') {
+      const { loadFleetConfig } = tsxRequire('../lib/fleet/config.ts', __filename);
+      const c = loadFleetConfig(process.env);
+      return browser.securityHeaders({ publicOrigin: c.FLEET_PUBLIC_ORIGIN, hstsMaxAge: c.FLEET_HSTS_MAX_AGE });
+    }
+    const { loadConfig } = tsxRequire('../lib/config/index.ts', __filename);
+    const { config } = loadConfig(process.env);
+    return browser.securityHeaders({ publicOrigin: config.Hosting.PublicOrigin, hstsMaxAge: config.Hosting.HstsMaxAge });
+  }
+
+  install() {
+    const offline = this.serverless.pluginManager.plugins.find((p) => p.constructor.name === 'ServerlessOffline');
+    let server;
+    try {
+      server = offline?.internals().getApiGatewayServer();
+    } catch {
+      server = undefined; // no HTTP event in this service: nothing to shape
+    }
+    if (!server) return;
+    const security = this.headers();
+    const answer = (h, status, code) => {
+      const r = h.response(JSON.stringify({ code })).code(status);
+      r.type('application/json; charset=utf-8');
+      r.header('cache-control', 'no-store');
+      for (const [k, v] of Object.entries(security)) r.header(k, v);
+      return r;
+    };
+    server.ext('onRequest', (request, h) => (decodable(request.url.pathname) ? h.continue : answer(h, 404, 'not_found').takeover()));
+    // the function's own status: serverless-offline turns an OPTIONS answer into 200 (preflight)
+    server.ext('onPostHandler', (request, h) => {
+      if (!request.response.isBoom) request.app.hdcStatus = request.response.statusCode;
+      return h.continue;
+    });
+    server.ext('onPreResponse', (request, h) => {
+      const res = request.response;
+      if (res.isBoom) {
+        const status = res.output.statusCode;
+        return answer(h, status, CODES[status] ?? (status >= 500 ? 'internal_error' : 'bad_request'));
+      }
+      for (const k of CORS_HEADERS) delete res.headers[k];
+      if (request.app.hdcStatus) res.statusCode = request.app.hdcStatus;
+      for (const [k, v] of Object.entries(security)) if (!(k in res.headers)) res.header(k, v);
+      return h.continue;
+    });
+  }
+}
+
+module.exports = OfflineGateway;
