@@ -38,6 +38,15 @@ export function validationError(e: ZodError, where: 'body' | 'query' | 'path'): 
 }
 
 
+/** The JSON body for a refusal's audit row; an unreadable body is simply absent there. */
+function rawBodyOrNothing(event: APIGatewayProxyEventV2): unknown {
+  try {
+    return parseBody(event);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The one HTTP pipeline of the console, in this order for every route, before any side effect:
  * route match (unknown → 404) → CSRF on POST/PUT/DELETE (400) → session → permission (403,
@@ -49,6 +58,7 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
     const correlationId = randomUUID();
     const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
     const path = event.rawPath ?? '/';
+    let refused: ((e: ApiError) => Promise<void>) | undefined; // the route's own row for a pipeline refusal
     try {
       const rt = getRuntime();
       const { route, params } = findRoute(routes, method, path);
@@ -58,6 +68,13 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
       const needsSession = route.access === 'presession' || route.access === 'operator' || STATE_CHANGING.has(route.method);
       let session: Session | undefined;
       if (needsSession || route.openInDevelopment) session = await loadSession(rt.store, readSessionCookie(event.cookies, header(event, 'cookie')), policy);
+      const subject = route.refusalAudit && session?.operator ? route.refusalAudit({ params, body: rawBodyOrNothing(event) }) : undefined;
+      if (subject) {
+        const op = session!.operator!;
+        refused = async (e) => {
+          await rt.audit.append({ ...subject, outcome: 'denied', reason: e.code, actor: { id: op.guid, name: op.username, provider: op.provider, ip: sourceIp }, correlationId });
+        };
+      }
 
       // CSRF: every state-changing call carries the session's token (console spec, Authentication 2)
       if (STATE_CHANGING.has(route.method) && route.access !== 'bearer') {
@@ -105,9 +122,12 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
             outcome: 'denied',
             reason: 'missing_permission',
             actor: { id: operator.guid, name: operator.username, provider: operator.provider, ip: sourceIp },
+            ...(subject ? { target: subject.target, ticket: subject.ticket } : {}),
             correlationId,
             details: { route: `${route.method} ${route.path}`, permission: route.permission },
           });
+          await refused?.(forbidden('missing_permission'));
+          refused = undefined;
           throw forbidden('forbidden', { permission: route.permission });
         }
         if (route.stepUp) await requireRecentStepUp(rt, session);
@@ -133,6 +153,7 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
         throw e;
       }
 
+      refused = undefined; // from here the route audits its own refusals
       const result = await route.handle(ctx);
       if (result.text !== undefined) {
         return {
@@ -144,7 +165,10 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
       }
       return json(result.status ?? 200, result.body, correlationId, { cookies: result.cookies, headers: result.headers });
     } catch (e) {
-      if (isApiError(e)) return json(e.status, e.body(), correlationId);
+      if (isApiError(e)) {
+        if (refused && e.status < 500) await refused(e);
+        return json(e.status, e.body(), correlationId);
+      }
       // internal errors: only a code and the correlation id leave the process; the log has the detail
       logger.error('unhandled error', { correlationId, method, path, error: e as Error });
       return json(500, { code: 'internal_error', correlationId }, correlationId);
