@@ -55,9 +55,9 @@ interface Cursor {
   l: number;
 }
 
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify({ v: 1, ...c })).toString('base64url');
+export const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify({ v: 1, ...c })).toString('base64url');
 
-function decodeCursor(s: string): Cursor {
+export function decodeCursor(s: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
     if (c?.v === 1 && Number.isSafeInteger(c.b) && Number.isSafeInteger(c.l) && c.b >= 0 && c.l >= 0) return { b: c.b, l: c.l };
