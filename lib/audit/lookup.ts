@@ -20,7 +20,7 @@ export const normalizeLookup = (v: string) => v.trim().toLowerCase();
 const keep = (values: Array<string | undefined>) =>
   [...new Set(values.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map(normalizeLookup))].filter((v) => v.length <= MAX_LOOKUP_VALUE);
 
-export function lookupFacts(row: { event: string; outcome: string; actor?: { id?: string; name?: string }; target?: { id?: string; name?: string } }): LookupFacts {
+export function lookupFacts(row: { event: string; outcome: string; actor?: { id?: string; name?: string }; target?: { id?: string; name?: string; dn?: string } }): LookupFacts {
   return {
     event: row.event,
     outcome: row.outcome,
