@@ -370,7 +370,8 @@ export class AuditChain {
       }
       expected++;
     }
-    return { ok: false, checked, firstBadSeq: expected, problem: 'missing_row' };
+    // the rows up to the signed end are gone: the newest rows were deleted
+    return { ok: false, checked, firstBadSeq: expected, problem: 'head_mismatch' };
   }
 
   /** The signed ends of the chain, or the problem with them. */

@@ -68,19 +68,22 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
       const needsSession = route.access === 'presession' || route.access === 'operator' || STATE_CHANGING.has(route.method);
       let session: Session | undefined;
       if (needsSession || route.openInDevelopment) session = await loadSession(rt.store, readSessionCookie(event.cookies, header(event, 'cookie')), policy);
-      const subject = route.refusalAudit && session?.operator ? route.refusalAudit({ params, body: rawBodyOrNothing(event) }) : undefined;
-      if (subject) {
-        const op = session!.operator!;
-        refused = async (e) => {
-          await rt.audit.append({ ...subject, outcome: 'denied', reason: e.code, actor: { id: op.guid, name: op.username, provider: op.provider, ip: sourceIp }, correlationId });
-        };
-      }
 
       // CSRF: every state-changing call carries the session's token (console spec, Authentication 2)
       if (STATE_CHANGING.has(route.method) && route.access !== 'bearer') {
         const token = header(event, 'x-csrf-token');
         if (!token) throw badRequest('csrf_token_missing');
         if (!csrfMatches(session, token)) throw badRequest('csrf_token_invalid');
+      }
+
+      // from here a refusal of a signed-in operator is also the route's own audit row (a CSRF
+      // refusal above is not: a forged cross-site request must not write rows in their name)
+      const subject = route.refusalAudit && session?.operator ? route.refusalAudit({ params, body: rawBodyOrNothing(event) }) : undefined;
+      if (subject) {
+        const op = session!.operator!;
+        refused = async (e) => {
+          await rt.audit.append({ ...subject, outcome: 'denied', reason: e.code, actor: { id: op.guid, name: op.username, provider: op.provider, ip: sourceIp }, correlationId });
+        };
       }
 
       const ctx: RouteContext = {

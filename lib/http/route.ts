@@ -50,8 +50,8 @@ export interface Route<B = any, Q = any, P = any> {
   /** development: anyone may call it (OpenAPI document) */
   openInDevelopment?: boolean;
   /**
-   * The route's own audit row for a refusal the pipeline decides (missing permission, CSRF,
-   * validation) once the operator is known: its event, target and ticket read from the request,
+   * The route's own audit row for a refusal the pipeline decides after the CSRF check (missing
+   * permission, validation) once the operator is known: its event, target and ticket read from the request,
    * so such a refusal is found on the target like the route's other refusals (LAPS reveal).
    */
   refusalAudit?: (req: { params: Record<string, string>; body: unknown }) => { event: string; target?: AuditInput['target']; ticket?: string };

@@ -35,7 +35,7 @@ const MAX_AUDITED_ID = 200;
 
 /**
  * The route's own row for a refusal the HTTP pipeline decides before `lapsAction` runs (missing
- * permission, a rejected body, a CSRF failure of a signed-in session): the same event, the target
+ * permission, a rejected body): the same event, the target
  * computer and the ticket as sent, so every refused reveal or expiry is found on the computer.
  */
 export const lapsRefusalAudit =
