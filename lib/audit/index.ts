@@ -497,7 +497,7 @@ export class AuditChain {
    * The walk meets the signed checkpoint's hash when it passes it. Its progress and its last result
    * are a signed state item; `restart` drops a walk in progress and starts afresh.
    */
-  async fullWalk(limits: { deadline?: number; maxRows?: number; restart?: boolean }): Promise<FullWalkState> {
+  async fullWalk(limits: { deadline?: number; maxRows?: number; restart?: boolean; afterPurge?: boolean }): Promise<FullWalkState> {
     const saved = await this.readState<WalkState>('FULLWALK', 'walk');
     const nowIso = () => new Date(this.now()).toISOString();
     const finish = async (last: FullWalkResult): Promise<FullWalkState> => {
@@ -519,10 +519,7 @@ export class AuditChain {
     const w = await this.walk({ seq: current.seq, hash: current.hash }, current.untilSeq, { deadline: limits.deadline, maxRows: limits.maxRows, expect: current.expect });
     if (!w.ok) {
       // rows a purge deleted while the walk was under way: start again from the new anchor
-      if ((await this.anchor()).value.seq >= w.firstBadSeq) {
-        await this.writeState('FULLWALK', 'walk', { last: saved?.value.last }, saved?.version);
-        return { last: saved?.value.last };
-      }
+      if ((await this.anchor()).value.seq >= w.firstBadSeq && !limits.afterPurge) return this.fullWalk({ ...limits, restart: true, afterPurge: true });
       return finish({ ok: false, checked: current.checked + w.checked, firstBadSeq: w.firstBadSeq, problem: w.problem, startedAt: current.startedAt, completedAt: nowIso() });
     }
     const checked = current.checked + w.checked;
