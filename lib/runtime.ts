@@ -29,10 +29,11 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
   const { config, warnings } = loadConfig(env);
   for (const w of warnings) logger.warn(w);
   const store = opts.store ?? createStore();
-  const audit = new AuditChain(store, 'console');
   let dirCache: { version: number; directory: Directory; stop: () => void } | undefined;
 
   const masterKey = () => loadMasterKey(env);
+  // the chain's state items are signed with a key derived from the master key; rows get lookup items for the viewer
+  const audit = new AuditChain(store, 'console', { key: masterKey, lookups: true });
 
   async function settings() {
     return (await readSettings(store))?.settings;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorOf, decisionContext } from '@lib/authz/engine';
 import { computerViewSchema, getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
-import { lapsAction, lapsRequestSchema } from '@lib/laps/reveal';
+import { lapsAction, lapsRefusalAudit, lapsRequestSchema } from '@lib/laps/reveal';
 import { consoleHandler } from '@lib/http/lambda';
 import { defineRoute, objectIdParams } from '@lib/http/route';
 
@@ -38,6 +38,7 @@ const reveal = defineRoute({
   access: 'operator',
   permission: 'computers.laps.read',
   helpdesk: true,
+  refusalAudit: lapsRefusalAudit('laps.read'),
   params: objectIdParams,
   body: lapsRequestSchema,
   response: z.object({ account: z.string(), password: z.string(), updatedUtc: z.string().nullable(), expiresUtc: z.string().nullable(), source: z.enum(['windows', 'legacy']) }),
@@ -53,6 +54,7 @@ const expire = defineRoute({
   access: 'operator',
   permission: 'computers.laps.expire',
   helpdesk: true,
+  refusalAudit: lapsRefusalAudit('laps.expire'),
   params: objectIdParams,
   body: lapsRequestSchema,
   response: z.object({ expired: z.literal(true) }),

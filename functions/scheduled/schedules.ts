@@ -18,6 +18,7 @@ export function scheduleRates(config: Config): Record<string, string> {
   return {
     approvalsExpiry: rateExpression(config.Approvals.CheckInterval),
     auditRetention: 'rate(1 day)',
+    auditVerify: 'rate(1 hour)',
   };
 }
 

@@ -1,14 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { any, Entity, GetItemCommand, item, number, PutItemCommand, QueryCommand, string } from 'dynamodb-toolbox';
-import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { auditLogger } from '../log';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { auditLogger, logger } from '../log';
 import { isConditionFailed, type Store } from '../store';
 import { chainHash, GENESIS_HASH } from './canonical';
+import { lookupFacts, lookupPartitions, type LookupFacts } from './lookup';
+import { AuditSigner, type KeySource } from './signing';
 
 // The tamper-evident audit log: one hash chain per application ('console', 'fleet').
 // Row N stores hash(prevHash of row N-1 ‖ canonical body of row N). Appends from concurrent
 // instances race on a transaction: put row N (must not exist) + move the head from N-1 to N,
 // so the chain never forks, and deleting the newest rows is detected against the head.
+//
+// With a key (the console: derived from its master key) the chain's state items are signed: the
+// head (moved by every append), the anchor (moved by a purge), the checkpoint of the last
+// verified row and the background walk's state. A consistent rewrite of rows then ends at a head
+// hash nobody can sign, so it shows at the next check; an edit of an older row that leaves its
+// own hash stale shows when a walk re-hashes that row: the rolling sample of every check
+// (`sampleRows` rows per call) and the background full walk. See docs/decisions.md.
 
 export type AuditOutcome = 'success' | 'failure' | 'denied' | 'error' | 'unknown' | string;
 
@@ -50,104 +58,220 @@ export function scrubDetails(details?: Record<string, unknown>): Record<string, 
   return out;
 }
 
-const pad = (n: number) => String(n).padStart(12, '0');
+export const pad = (n: number) => String(n).padStart(12, '0');
 
-function entities(store: Store) {
-  const row = new Entity({
-    name: 'AuditRow',
-    table: store.table,
-    timestamps: false,
-    schema: item({
-      pk: string().key(),
-      sk: string().key(),
-      seq: number(),
-      body: any(), // the canonical body; kept whole so verification recomputes exactly what was hashed
-      prevHash: string(),
-      hash: string(),
-    }),
-  });
-  const meta = new Entity({
-    name: 'AuditMeta',
-    table: store.table,
-    timestamps: false,
-    schema: item({ pk: string().key(), sk: string().key(), seq: number(), hash: string(), verifiedAt: string().optional(), fullVerifiedAt: string().optional() }),
-  });
-  return { row, meta };
-}
+export type VerifyProblem =
+  | 'hash_mismatch' // a row's content no longer gives its hash
+  | 'link_broken' // a row does not name its predecessor's hash
+  | 'missing_row' // a sequence number is missing (deleted or moved rows)
+  | 'head_mismatch' // the newest rows were deleted or rewritten
+  | 'checkpoint_mismatch' // the chain no longer holds a hash a signed checkpoint recorded (rewritten rows)
+  | 'signature_invalid'; // a state item (head, anchor, checkpoint, walk) lacks its MAC or carries a forged one
 
 export interface VerifyResult {
   ok: boolean;
   checked: number;
   firstBadSeq?: number;
-  problem?: 'hash_mismatch' | 'link_broken' | 'missing_row' | 'head_mismatch';
+  problem?: VerifyProblem;
 }
 
+/** What one incremental check did (the fleet status poll, GET /api/audit/verify). */
+export interface IncrementalResult extends VerifyResult {
+  /** the newest row verified so far (the signed checkpoint) */
+  verifiedThroughSeq: number;
+  headSeq: number;
+  /** rows newer than the checkpoint left for the next check (more than `maxNewRows` were new) */
+  pending: number;
+  /** the rolling sample: where its lap stands, and the last lap that re-hashed every row up to the checkpoint */
+  sample?: { atSeq: number; lapStartedAt: string; lastLapStartedAt?: string; lastLapCompletedAt?: string };
+}
+
+/** The result of the last completed full walk (the background job, `verify-audit`). */
+export interface FullWalkResult extends VerifyResult {
+  startedAt: string;
+  completedAt: string;
+  throughSeq?: number;
+}
+export interface FullWalkProgress {
+  startedAt: string;
+  seq: number;
+  untilSeq: number;
+  checked: number;
+}
+export interface FullWalkState {
+  last?: FullWalkResult;
+  running?: FullWalkProgress;
+}
+
+interface Point {
+  seq: number;
+  hash: string;
+}
+interface Head extends Point {
+  at: string;
+}
+interface CheckpointState extends Point {
+  verifiedAt: string;
+  sampleSeq: number;
+  sampleHash: string;
+  lapStartedAt: string;
+  lastLapStartedAt?: string;
+  lastLapCompletedAt?: string;
+}
+interface WalkState {
+  current?: FullWalkProgress & { hash: string; untilHash: string; expect?: Point };
+  last?: FullWalkResult;
+}
+interface StoredRow {
+  pk: string;
+  sk: string;
+  seq: number;
+  body: AuditInput & { at: string; id: string; seq: number };
+  prevHash: string;
+  hash: string;
+}
+
+type WalkOutcome = { ok: true; last: Point; checked: number; complete: boolean } | { ok: false; checked: number; firstBadSeq: number; problem: VerifyProblem };
+
+type Signed<T> = { value: T; valid: boolean } | undefined;
+
+export interface AuditChainOptions {
+  now?: () => number;
+  /** the master key: signs and checks the chain's state items */
+  key?: KeySource;
+  /** write the viewer's lookup items beside each row (the console) */
+  lookups?: boolean;
+  /** rows of the rolling sample re-hashed by each incremental check */
+  sampleRows?: number;
+  /** new rows verified by one incremental check at most (the rest waits for the next) */
+  maxNewRows?: number;
+}
+
+export const SAMPLE_ROWS_PER_CHECK = 2000;
+export const MAX_NEW_ROWS_PER_CHECK = 10_000;
+const PAGE = 500;
+
 export class AuditChain {
-  private readonly e: ReturnType<typeof entities>;
   private readonly pk: string;
-  private readonly headKey: { pk: string; sk: string };
-  private readonly anchorKey: { pk: string; sk: string };
-  private readonly checkpointKey: { pk: string; sk: string };
-  private lastKnown?: { seq: number; hash: string }; // a cache that may be lost
+  private readonly metaPk: string;
+  private readonly signer: AuditSigner;
+  private readonly now: () => number;
+  private lastKnown?: Head; // a cache that may be lost
+  private lookupMarked = false;
 
   constructor(
     private readonly store: Store,
     readonly chain: string = 'console',
-    private readonly clock: { now: () => number } = { now: Date.now },
+    private readonly opts: AuditChainOptions = {},
   ) {
-    this.e = entities(store);
     this.pk = `AUDIT#${chain}`;
-    this.headKey = { pk: `AUDITMETA#${chain}`, sk: 'HEAD' };
-    this.anchorKey = { pk: `AUDITMETA#${chain}`, sk: 'ANCHOR' };
-    this.checkpointKey = { pk: `AUDITMETA#${chain}`, sk: 'VERIFIED' };
+    this.metaPk = `AUDITMETA#${chain}`;
+    this.signer = new AuditSigner(opts.key, chain);
+    this.now = opts.now ?? Date.now;
   }
 
-  private async head(): Promise<{ seq: number; hash: string } | undefined> {
-    const { Item } = await this.e.meta.build(GetItemCommand).key(this.headKey).options({ consistent: true }).send();
-    return Item ? { seq: Item.seq, hash: Item.hash } : undefined;
+  // ---- state items ----
+
+  private async getMeta(sk: string): Promise<Record<string, any> | undefined> {
+    const { Item } = await this.store.documentClient.send(new GetCommand({ TableName: this.store.tableName, Key: { pk: this.metaPk, sk }, ConsistentRead: true }));
+    return Item;
   }
 
-  private async anchor(): Promise<{ seq: number; hash: string }> {
-    const { Item } = await this.e.meta.build(GetItemCommand).key(this.anchorKey).options({ consistent: true }).send();
-    return Item ? { seq: Item.seq, hash: Item.hash } : { seq: 0, hash: GENESIS_HASH };
+  private async head(): Promise<Signed<Head>> {
+    const it = await this.getMeta('HEAD');
+    if (!it) return undefined;
+    const value = { seq: it.seq, hash: it.hash, at: it.at ?? '' };
+    return { value, valid: await this.signer.check('head', value, it.mac) };
   }
+
+  private async anchor(): Promise<{ value: Point; valid: boolean }> {
+    const it = await this.getMeta('ANCHOR');
+    if (!it) return { value: { seq: 0, hash: GENESIS_HASH }, valid: true };
+    const value = { seq: it.seq, hash: it.hash };
+    return { value, valid: await this.signer.check('anchor', value, it.mac) };
+  }
+
+  private async readState<T>(sk: string, kind: string): Promise<{ value: T; valid: boolean; version: number } | undefined> {
+    const it = await this.getMeta(sk);
+    if (!it) return undefined;
+    return { value: it.state as T, valid: await this.signer.check(kind, it.state, it.mac), version: it.version ?? 0 };
+  }
+
+  /** Write a signed state item unless another writer moved it since `version` (that one wins). */
+  private async writeState(sk: string, kind: string, state: unknown, version: number | undefined): Promise<boolean> {
+    try {
+      await this.store.documentClient.send(
+        new PutCommand({
+          TableName: this.store.tableName,
+          Item: { pk: this.metaPk, sk, _et: 'AuditMeta', state, mac: await this.signer.sign(kind, state), version: (version ?? 0) + 1 },
+          ConditionExpression: version === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
+          ExpressionAttributeValues: version === undefined ? undefined : { ':v': version },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (isConditionFailed(e)) return false;
+      throw e;
+    }
+  }
+
+  /** The first sequence written with lookup items (older rows are found by the bounded scan). */
+  async lookupsFrom(): Promise<number | undefined> {
+    return (await this.getMeta('LOOKUPS'))?.fromSeq;
+  }
+
+  private async markLookups(): Promise<void> {
+    if (this.lookupMarked) return;
+    const h = (await this.head())?.value ?? (await this.anchor()).value;
+    try {
+      await this.store.documentClient.send(
+        new PutCommand({ TableName: this.store.tableName, Item: { pk: this.metaPk, sk: 'LOOKUPS', _et: 'AuditMeta', fromSeq: h.seq + 1 }, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+    } catch (e) {
+      if (!isConditionFailed(e)) throw e;
+    }
+    this.lookupMarked = true;
+  }
+
+  // ---- writing ----
 
   /** Append one row; retries on a lost race until it is written. Also writes it to stdout (category Audit). */
   async append(input: AuditInput): Promise<AuditRow> {
-    const body = {
-      ...input,
-      details: scrubDetails(input.details),
-      at: new Date(this.clock.now()).toISOString(),
-      id: randomUUID(),
-    };
+    if (this.opts.lookups) await this.markLookups();
+    const base = { ...input, details: scrubDetails(input.details), id: randomUUID() };
     for (let attempt = 0; attempt < 500; attempt++) {
-      const prev = this.lastKnown ?? (await this.head()) ?? (await this.anchor());
+      const prev: Head = this.lastKnown ?? (await this.head())?.value ?? { ...(await this.anchor()).value, at: '' };
       const seq = prev.seq + 1;
-      const fullBody = { ...body, seq };
+      // never earlier than the row before: the chain is in time order, so a time range is a range of sequences
+      const nowIso = new Date(this.now()).toISOString();
+      const at = nowIso < prev.at ? prev.at : nowIso;
+      const fullBody = { ...base, at, seq };
       const hash = chainHash(prev.hash, fullBody);
+      const head: Head = { seq, hash, at };
+      const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+        {
+          Put: {
+            TableName: this.store.tableName,
+            Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: prev.hash, hash },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: this.store.tableName,
+            Item: { pk: this.metaPk, sk: 'HEAD', _et: 'AuditMeta', ...head, mac: await this.signer.sign('head', head) },
+            ConditionExpression: 'attribute_not_exists(pk) OR seq = :prev',
+            ExpressionAttributeValues: { ':prev': prev.seq },
+          },
+        },
+      ];
+      if (this.opts.lookups) {
+        const f = lookupFacts(fullBody);
+        for (const pk of lookupPartitions(this.chain, f)) items.push({ Put: { TableName: this.store.tableName, Item: { pk, sk: pad(seq), _et: 'AuditLookup', seq, f } } });
+      }
       try {
-        await this.store.documentClient.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: this.store.tableName,
-                  Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: prev.hash, hash },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              {
-                Put: {
-                  TableName: this.store.tableName,
-                  Item: { ...this.headKey, _et: 'AuditMeta', seq, hash },
-                  ConditionExpression: 'attribute_not_exists(pk) OR seq = :prev',
-                  ExpressionAttributeValues: { ':prev': prev.seq },
-                },
-              },
-            ],
-          }),
-        );
-        this.lastKnown = { seq, hash };
+        await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+        this.lastKnown = head;
         const row: AuditRow = { ...fullBody, prevHash: prev.hash, hash };
         auditLogger.info(row.event, { audit: row });
         return row;
@@ -160,66 +284,281 @@ export class AuditChain {
     throw new Error('audit append did not win a slot after 500 attempts');
   }
 
-  /** Read rows in order (ascending) or newest first. */
-  async *rows(opts: { reverse?: boolean; afterSeq?: number } = {}): AsyncGenerator<AuditRow> {
-    let exclusiveStartKey: Record<string, unknown> | undefined;
+  // ---- reading ----
+
+  private async *stored(fromSeq: number, toSeq: number, opts: { reverse?: boolean; pageSize?: number } = {}): AsyncGenerator<StoredRow> {
+    if (fromSeq > toSeq) return;
+    let start: Record<string, unknown> | undefined;
     do {
-      const res = await this.store.table
-        .build(QueryCommand)
-        .entities(this.e.row)
-        .query({ partition: this.pk, ...(opts.afterSeq !== undefined ? { range: { gt: pad(opts.afterSeq) } } : {}) })
-        .options({ reverse: opts.reverse, consistent: true, exclusiveStartKey: exclusiveStartKey as any, maxPages: 1, limit: 500 })
-        .send();
-      for (const it of res.Items ?? []) yield { ...(it.body as AuditInput & { at: string; id: string }), seq: it.seq, prevHash: it.prevHash, hash: it.hash, _sk: it.sk } as AuditRow;
-      exclusiveStartKey = res.LastEvaluatedKey;
-    } while (exclusiveStartKey);
+      const res = await this.store.documentClient.send(
+        new QueryCommand({
+          TableName: this.store.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+          ExpressionAttributeValues: { ':pk': this.pk, ':a': pad(Math.max(0, fromSeq)), ':b': pad(toSeq) },
+          ScanIndexForward: !opts.reverse,
+          ConsistentRead: true,
+          Limit: opts.pageSize ?? PAGE,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const it of res.Items ?? []) yield it as StoredRow;
+      start = res.LastEvaluatedKey;
+    } while (start);
+  }
+
+  private toRow(it: StoredRow): AuditRow {
+    return { ...it.body, seq: it.seq, prevHash: it.prevHash, hash: it.hash };
+  }
+
+  /** Read rows in order (ascending) or newest first. */
+  async *rows(opts: { reverse?: boolean; afterSeq?: number; throughSeq?: number; pageSize?: number } = {}): AsyncGenerator<AuditRow> {
+    for await (const it of this.stored((opts.afterSeq ?? 0) + 1, opts.throughSeq ?? 999_999_999_999, { reverse: opts.reverse, pageSize: opts.pageSize })) yield this.toRow(it);
+  }
+
+  /** One row by sequence number, as stored. */
+  async row(seq: number): Promise<AuditRow | undefined> {
+    const { Item } = await this.store.documentClient.send(new GetCommand({ TableName: this.store.tableName, Key: { pk: this.pk, sk: pad(seq) }, ConsistentRead: true }));
+    return Item ? this.toRow(Item as StoredRow) : undefined;
+  }
+
+  /** The chain's extent: sequences after `anchorSeq` through `headSeq` exist (unless tampered). */
+  async extent(): Promise<{ anchorSeq: number; headSeq: number }> {
+    const anchor = (await this.anchor()).value;
+    return { anchorSeq: anchor.seq, headSeq: (await this.head())?.value.seq ?? anchor.seq };
+  }
+
+  /** Lookup items of one partition between two sequences (inclusive), newest first, one page. */
+  async lookupPage(pk: string, fromSeq: number, toSeq: number, limit: number): Promise<Array<{ seq: number; f: LookupFacts }>> {
+    if (fromSeq > toSeq) return [];
+    const res = await this.store.documentClient.send(
+      new QueryCommand({
+        TableName: this.store.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+        ExpressionAttributeValues: { ':pk': pk, ':a': pad(fromSeq), ':b': pad(toSeq) },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    return (res.Items ?? []).map((it) => ({ seq: it.seq as number, f: it.f as LookupFacts }));
+  }
+
+  // ---- verification ----
+
+  /**
+   * Walk rows after `start` through `untilSeq`, re-hashing each from its stored content and its
+   * predecessor's hash. `expect`: a signed (sequence, hash) the walk must meet when it passes it.
+   */
+  private async walk(start: Point, untilSeq: number, limits: { maxRows?: number; deadline?: number; expect?: Point } = {}): Promise<WalkOutcome> {
+    let prev = start.hash;
+    let expected = start.seq + 1;
+    let checked = 0;
+    if (untilSeq <= start.seq) return { ok: true, last: start, checked, complete: true };
+    for await (const it of this.stored(start.seq + 1, untilSeq)) {
+      if (it.sk !== pad(expected) || it.seq !== expected || it.body?.seq !== expected) {
+        return { ok: false, checked, firstBadSeq: expected, problem: it.seq > expected && it.sk > pad(expected) ? 'missing_row' : 'link_broken' };
+      }
+      if (it.prevHash !== prev) return { ok: false, checked, firstBadSeq: expected, problem: 'link_broken' };
+      const hash = chainHash(prev, it.body);
+      if (hash !== it.hash) return { ok: false, checked, firstBadSeq: expected, problem: 'hash_mismatch' };
+      if (limits.expect && limits.expect.seq === expected && limits.expect.hash !== hash) return { ok: false, checked, firstBadSeq: expected, problem: 'checkpoint_mismatch' };
+      prev = hash;
+      checked++;
+      if (expected === untilSeq) return { ok: true, last: { seq: expected, hash }, checked, complete: true };
+      if ((limits.maxRows !== undefined && checked >= limits.maxRows) || (limits.deadline !== undefined && this.now() >= limits.deadline)) {
+        return { ok: true, last: { seq: expected, hash }, checked, complete: false };
+      }
+      expected++;
+    }
+    // the rows up to the signed end are gone: the newest rows were deleted
+    return { ok: false, checked, firstBadSeq: expected, problem: 'head_mismatch' };
+  }
+
+  /** The signed ends of the chain, or the problem with them. */
+  private async ends(): Promise<{ ok: true; anchor: Point; head: Point } | { ok: false; firstBadSeq: number; problem: VerifyProblem }> {
+    const anchor = await this.anchor();
+    if (!anchor.valid) return { ok: false, firstBadSeq: anchor.value.seq, problem: 'signature_invalid' };
+    const head = await this.head();
+    if (head && !head.valid) return { ok: false, firstBadSeq: head.value.seq, problem: 'signature_invalid' };
+    if (head && head.value.seq >= anchor.value.seq && (await this.row(head.value.seq + 1))) {
+      // a row past the head: an append in between moved the head too; otherwise it was inserted
+      const again = await this.head();
+      if (again?.value.seq === head.value.seq) return { ok: false, firstBadSeq: head.value.seq + 1, problem: 'head_mismatch' };
+    }
+    if (!head || head.value.seq < anchor.value.seq) {
+      // no head: only right while no row was ever written after the anchor
+      for await (const _ of this.stored(anchor.value.seq + 1, 999_999_999_999, { pageSize: 1 })) return { ok: false, firstBadSeq: anchor.value.seq + 1, problem: 'head_mismatch' };
+      return { ok: true, anchor: anchor.value, head: anchor.value };
+    }
+    return { ok: true, anchor: anchor.value, head: head.value };
   }
 
   /**
-   * Walk the chain and report the first row that does not verify. `full` (the audit.verify route,
-   * the daily job) starts at the anchor; `incremental` (the fleet status poll) starts at the last
-   * verified row, after checking that row still holds the hash it was verified with, so a poll
-   * costs the new rows only. Each success moves the checkpoint.
+   * `full`: walk the whole chain now, from the anchor to the head (the CLI, tests; the background
+   * job uses `fullWalk` in slices); records the result as the last full walk.
+   * `incremental`: the check of a poll, bounded (see `verifyIncremental`).
    */
   async verify(mode: 'full' | 'incremental' = 'full'): Promise<VerifyResult> {
-    let start = await this.anchor();
-    let checked = 0;
-    const checkpoint = mode === 'incremental' ? await this.checkpoint() : undefined;
-    if (checkpoint) {
-      const { Item } = await this.store.documentClient.send(new GetCommand({ TableName: this.store.tableName, Key: { pk: this.pk, sk: pad(checkpoint.seq) }, ConsistentRead: true }));
-      if (!Item || Item.hash !== checkpoint.hash) return { ok: false, checked, firstBadSeq: checkpoint.seq, problem: Item ? 'hash_mismatch' : 'missing_row' };
-      start = checkpoint;
+    if (mode === 'incremental') {
+      const r = await this.verifyIncremental();
+      return { ok: r.ok, checked: r.checked, ...(r.ok ? {} : { firstBadSeq: r.firstBadSeq, problem: r.problem }) };
     }
-    let expectedSeq = start.seq + 1;
-    let prevHash = start.hash;
-    for await (const row of this.rows({ afterSeq: start.seq })) {
-      const { prevHash: storedPrev, hash, _sk, ...rest } = row as AuditRow & { _sk: string };
-      if (row.seq !== expectedSeq || _sk !== pad(row.seq)) {
-        return { ok: false, checked, firstBadSeq: expectedSeq, problem: row.seq > expectedSeq ? 'missing_row' : 'link_broken' };
-      }
-      if (storedPrev !== prevHash) return { ok: false, checked, firstBadSeq: row.seq, problem: 'link_broken' };
-      const body = { ...rest } as Record<string, unknown>;
-      delete body.prevHash;
-      if (chainHash(prevHash, body) !== hash) return { ok: false, checked, firstBadSeq: row.seq, problem: 'hash_mismatch' };
-      prevHash = hash;
-      expectedSeq++;
-      checked++;
-    }
-    const head = await this.head();
-    if (head && (head.seq !== expectedSeq - 1 || head.hash !== prevHash)) {
-      return { ok: false, checked, firstBadSeq: expectedSeq, problem: 'head_mismatch' };
-    }
-    if (expectedSeq - 1 > 0) {
-      const now = new Date().toISOString();
-      await this.e.meta.build(PutItemCommand).item({ ...this.checkpointKey, seq: expectedSeq - 1, hash: prevHash, verifiedAt: now, fullVerifiedAt: mode === 'full' ? now : checkpoint?.fullVerifiedAt }).send();
-    }
-    return { ok: true, checked };
+    let state = await this.fullWalk({ restart: true });
+    while (state.running) state = await this.fullWalk({});
+    const last = state.last!;
+    return { ok: last.ok, checked: last.checked, ...(last.ok ? {} : { firstBadSeq: last.firstBadSeq, problem: last.problem }) };
   }
 
-  /** The last verified row (sequence, hash) and when the chain was last verified in full. */
-  async checkpoint(): Promise<{ seq: number; hash: string; fullVerifiedAt?: string } | undefined> {
-    const { Item } = await this.e.meta.build(GetItemCommand).key(this.checkpointKey).options({ consistent: true }).send();
-    return Item ? { seq: Item.seq, hash: Item.hash, fullVerifiedAt: Item.fullVerifiedAt } : undefined;
+  /**
+   * One bounded check from the signed checkpoint: re-hash the checkpoint row from its content,
+   * verify the rows added since (at most `maxNewRows`) up to the signed head, then re-hash the
+   * next `sampleRows` older rows of the rolling sample (a lap walks anchor → checkpoint, where it
+   * must meet the checkpoint's signed hash, then starts again). A success moves the checkpoint
+   * and the sample; a failure moves nothing, so the next check finds it again.
+   */
+  async verifyIncremental(): Promise<IncrementalResult> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.incrementalOnce();
+      // rows a concurrent purge deleted are not a break: look again once the anchor has moved
+      if (!r.ok && attempt === 0 && (await this.anchor()).value.seq >= (r.firstBadSeq ?? 0)) continue;
+      if (!r.ok) logger.error('audit chain does not verify', { chain: this.chain, firstBadSeq: r.firstBadSeq, problem: r.problem, check: 'incremental' });
+      return r;
+    }
+  }
+
+  private async incrementalOnce(): Promise<IncrementalResult> {
+    const fail = (checked: number, firstBadSeq: number, problem: VerifyProblem, headSeq = 0, through = 0): IncrementalResult => ({ ok: false, checked, firstBadSeq, problem, verifiedThroughSeq: through, headSeq, pending: 0 });
+    const ends = await this.ends();
+    if (!ends.ok) return fail(0, ends.firstBadSeq, ends.problem);
+    const { anchor, head } = ends;
+    const saved = await this.readState<CheckpointState>('VERIFIED', 'checkpoint');
+    if (saved && !saved.valid) return fail(0, saved.value?.seq ?? 0, 'signature_invalid', head.seq);
+    const cp = saved?.value;
+    let checked = 0;
+    let start: Point = anchor;
+    if (cp && cp.seq > anchor.seq) {
+      if (cp.seq > head.seq) return fail(0, head.seq + 1, 'head_mismatch', head.seq, cp.seq);
+      // the checkpoint row itself, re-hashed from what is stored now (not its stored hash)
+      const it = await this.row(cp.seq);
+      if (!it) return fail(0, cp.seq, 'missing_row', head.seq, cp.seq);
+      const { prevHash, hash, ...body } = it;
+      if (chainHash(prevHash, body) !== hash) return fail(0, cp.seq, 'hash_mismatch', head.seq, cp.seq);
+      if (hash !== cp.hash) return fail(0, cp.seq, 'checkpoint_mismatch', head.seq, cp.seq);
+      checked++;
+      start = cp;
+    }
+    const fresh = await this.walk(start, head.seq, { maxRows: this.opts.maxNewRows ?? MAX_NEW_ROWS_PER_CHECK });
+    if (!fresh.ok) return fail(checked + fresh.checked, fresh.firstBadSeq, fresh.problem, head.seq, start.seq);
+    checked += fresh.checked;
+    if (fresh.complete && fresh.last.hash !== head.hash) return fail(checked, head.seq, 'head_mismatch', head.seq, start.seq);
+    const through = fresh.last;
+
+    // the rolling sample over older rows
+    const nowIso = new Date(this.now()).toISOString();
+    const lapFresh = !cp || cp.sampleSeq < anchor.seq || cp.sampleSeq >= through.seq;
+    let sample = lapFresh
+      ? { sampleSeq: anchor.seq, sampleHash: anchor.hash, lapStartedAt: nowIso, lastLapStartedAt: cp?.lastLapStartedAt, lastLapCompletedAt: cp?.lastLapCompletedAt }
+      : { sampleSeq: cp.sampleSeq, sampleHash: cp.sampleHash, lapStartedAt: cp.lapStartedAt, lastLapStartedAt: cp.lastLapStartedAt, lastLapCompletedAt: cp.lastLapCompletedAt };
+    const s = await this.walk({ seq: sample.sampleSeq, hash: sample.sampleHash }, through.seq, { maxRows: this.opts.sampleRows ?? SAMPLE_ROWS_PER_CHECK, expect: through });
+    if (!s.ok) return fail(checked + s.checked, s.firstBadSeq, s.problem, head.seq, start.seq);
+    checked += s.checked;
+    sample = s.complete
+      ? { sampleSeq: anchor.seq, sampleHash: anchor.hash, lapStartedAt: nowIso, lastLapStartedAt: sample.lapStartedAt, lastLapCompletedAt: nowIso }
+      : { ...sample, sampleSeq: s.last.seq, sampleHash: s.last.hash };
+
+    const next: CheckpointState = { seq: through.seq, hash: through.hash, verifiedAt: nowIso, ...sample };
+    if (next.lastLapStartedAt === undefined) delete next.lastLapStartedAt;
+    if (next.lastLapCompletedAt === undefined) delete next.lastLapCompletedAt;
+    if (through.seq > 0) await this.writeState('VERIFIED', 'checkpoint', next, saved?.version);
+    return {
+      ok: true,
+      checked,
+      verifiedThroughSeq: through.seq,
+      headSeq: head.seq,
+      pending: head.seq - through.seq,
+      sample: {
+        atSeq: next.sampleSeq,
+        lapStartedAt: next.lapStartedAt,
+        ...(next.lastLapStartedAt ? { lastLapStartedAt: next.lastLapStartedAt } : {}),
+        ...(next.lastLapCompletedAt ? { lastLapCompletedAt: next.lastLapCompletedAt } : {}),
+      },
+    };
+  }
+
+  /** The signed checkpoint: the last verified row and the rolling sample's position. */
+  async checkpoint(): Promise<(CheckpointState & { valid: boolean }) | undefined> {
+    const s = await this.readState<CheckpointState>('VERIFIED', 'checkpoint');
+    return s ? { ...s.value, valid: s.valid } : undefined;
+  }
+
+  /**
+   * One slice of the background full walk (resumable): continue the walk in progress, or start one
+   * from the anchor to the current signed head, until it ends, `deadline` (epoch ms) or `maxRows`.
+   * The walk meets the signed checkpoint's hash when it passes it. Its progress and its last result
+   * are a signed state item; `restart` drops a walk in progress and starts afresh.
+   */
+  async fullWalk(limits: { deadline?: number; maxRows?: number; restart?: boolean; afterPurge?: boolean }): Promise<FullWalkState> {
+    const saved = await this.readState<WalkState>('FULLWALK', 'walk');
+    const nowIso = () => new Date(this.now()).toISOString();
+    const finish = async (last: FullWalkResult): Promise<FullWalkState> => {
+      if (!last.ok) logger.error('audit chain does not verify', { chain: this.chain, firstBadSeq: last.firstBadSeq, problem: last.problem, check: 'full' });
+      await this.writeState('FULLWALK', 'walk', { last }, saved?.version);
+      return { last };
+    };
+    if (saved && !saved.valid) return finish({ ok: false, checked: 0, firstBadSeq: 0, problem: 'signature_invalid', startedAt: nowIso(), completedAt: nowIso() });
+    const ends = await this.ends();
+    if (!ends.ok) return finish({ ok: false, checked: 0, firstBadSeq: ends.firstBadSeq, problem: ends.problem, startedAt: nowIso(), completedAt: nowIso() });
+    let current = limits.restart ? undefined : saved?.value.current;
+    if (!current || current.seq < ends.anchor.seq) {
+      const cp = await this.readState<CheckpointState>('VERIFIED', 'checkpoint');
+      if (cp && !cp.valid) return finish({ ok: false, checked: 0, firstBadSeq: cp.value?.seq ?? 0, problem: 'signature_invalid', startedAt: nowIso(), completedAt: nowIso() });
+      const expect = cp && cp.value.seq > ends.anchor.seq && cp.value.seq <= ends.head.seq ? { seq: cp.value.seq, hash: cp.value.hash } : undefined;
+      current = { startedAt: nowIso(), seq: ends.anchor.seq, hash: ends.anchor.hash, untilSeq: ends.head.seq, untilHash: ends.head.hash, checked: 0, ...(expect ? { expect } : {}) };
+      if (cp && cp.value.seq > ends.head.seq) return finish({ ok: false, checked: 0, firstBadSeq: ends.head.seq + 1, problem: 'head_mismatch', startedAt: current.startedAt, completedAt: nowIso() });
+    }
+    const w = await this.walk({ seq: current.seq, hash: current.hash }, current.untilSeq, { deadline: limits.deadline, maxRows: limits.maxRows, expect: current.expect });
+    if (!w.ok) {
+      // rows a purge deleted while the walk was under way: start again from the new anchor
+      if ((await this.anchor()).value.seq >= w.firstBadSeq && !limits.afterPurge) return this.fullWalk({ ...limits, restart: true, afterPurge: true });
+      return finish({ ok: false, checked: current.checked + w.checked, firstBadSeq: w.firstBadSeq, problem: w.problem, startedAt: current.startedAt, completedAt: nowIso() });
+    }
+    const checked = current.checked + w.checked;
+    if (w.complete) {
+      if (w.last.seq !== current.untilSeq || w.last.hash !== current.untilHash) {
+        return finish({ ok: false, checked, firstBadSeq: current.untilSeq, problem: 'head_mismatch', startedAt: current.startedAt, completedAt: nowIso() });
+      }
+      return finish({ ok: true, checked, throughSeq: current.untilSeq, startedAt: current.startedAt, completedAt: nowIso() });
+    }
+    const next = { ...current, seq: w.last.seq, hash: w.last.hash, checked };
+    const state: WalkState = { current: next, ...(saved?.value.last ? { last: saved.value.last } : {}) };
+    await this.writeState('FULLWALK', 'walk', state, saved?.version);
+    return { last: saved?.value.last, running: { startedAt: next.startedAt, seq: next.seq, untilSeq: next.untilSeq, checked } };
+  }
+
+  /** The background walk's last result and progress (a forged state item reads as a broken walk). */
+  async fullWalkState(): Promise<FullWalkState> {
+    const s = await this.readState<WalkState>('FULLWALK', 'walk');
+    if (!s) return {};
+    if (!s.valid) return { last: { ok: false, checked: 0, firstBadSeq: 0, problem: 'signature_invalid', startedAt: '', completedAt: '' } };
+    const c = s.value.current;
+    return { last: s.value.last, ...(c ? { running: { startedAt: c.startedAt, seq: c.seq, untilSeq: c.untilSeq, checked: c.checked } } : {}) };
+  }
+
+  /**
+   * The chain's state for a poll or the verify route: one incremental check now, plus the last
+   * background full walk (a break it found stays reported until a later full walk succeeds).
+   */
+  async check(): Promise<VerifyResult & { incremental: IncrementalResult; full: FullWalkState }> {
+    const incremental = await this.verifyIncremental();
+    const full = await this.fullWalkState();
+    const bad = !incremental.ok ? incremental : full.last && !full.last.ok ? full.last : undefined;
+    return {
+      ok: !bad,
+      checked: incremental.checked,
+      ...(bad ? { firstBadSeq: bad.firstBadSeq, problem: bad.problem } : {}),
+      incremental,
+      full,
+    };
   }
 
   /** Rows of an event since a time, newest first (stops at the first older row). */
@@ -233,27 +572,27 @@ export class AuditChain {
   }
 
   /**
-   * Delete rows older than `retentionDays` (0 keeps everything). The anchor moves to the last
-   * deleted row first, so the remaining chain still verifies; the purge itself is audited.
+   * Delete rows older than `retentionDays` (0 keeps everything). The anchor (signed) moves to the
+   * last deleted row first, so the remaining chain still verifies; the purge itself is audited.
    */
   async purge(retentionDays: number, actor: AuditActor): Promise<number> {
     if (retentionDays === 0) return 0;
-    const cutoff = new Date(this.clock.now() - retentionDays * 86400_000).toISOString();
-    const doomed: AuditRow[] = [];
-    for await (const row of this.rows()) {
-      if (row.at >= cutoff) break;
-      doomed.push(row);
+    const cutoff = new Date(this.now() - retentionDays * 86400_000).toISOString();
+    const doomed: StoredRow[] = [];
+    const { anchorSeq } = await this.extent();
+    for await (const it of this.stored(anchorSeq + 1, 999_999_999_999)) {
+      if (it.body.at >= cutoff) break;
+      doomed.push(it);
     }
     if (doomed.length === 0) return 0;
     const last = doomed[doomed.length - 1];
-    await this.e.meta.build(PutItemCommand).item({ ...this.anchorKey, seq: last.seq, hash: last.hash }).send();
-    // a checkpoint on a purged row would point at nothing: the next verification starts at the anchor
-    const checkpoint = await this.checkpoint();
-    if (checkpoint && checkpoint.seq <= last.seq) await this.store.documentClient.send(new DeleteCommand({ TableName: this.store.tableName, Key: this.checkpointKey }));
-    for (const row of doomed) {
-      await this.store.documentClient.send(
-        new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: this.store.tableName, Key: { pk: this.pk, sk: pad(row.seq) } } }] }),
-      );
+    const anchor = { seq: last.seq, hash: last.hash };
+    await this.store.documentClient.send(
+      new PutCommand({ TableName: this.store.tableName, Item: { pk: this.metaPk, sk: 'ANCHOR', _et: 'AuditMeta', ...anchor, mac: await this.signer.sign('anchor', anchor) } }),
+    );
+    for (const it of doomed) {
+      const keys = [{ pk: this.pk, sk: pad(it.seq) }, ...lookupPartitions(this.chain, lookupFacts(it.body)).map((pk) => ({ pk, sk: pad(it.seq) }))];
+      await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: keys.map((Key) => ({ Delete: { TableName: this.store.tableName, Key } })) }));
     }
     await this.append({ event: 'audit.purge', outcome: 'success', actor, details: { deleted: doomed.length, throughSeq: last.seq, retentionDays } });
     return doomed.length;

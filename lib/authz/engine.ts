@@ -133,7 +133,7 @@ export async function decideOn(
   kind: TargetKind,
   action: Permission,
   guid: string,
-  opts: { audit: boolean; correlationId: string; approval?: ApprovalMode },
+  opts: { audit: boolean; correlationId: string; approval?: ApprovalMode; ticket?: string },
 ): Promise<Decision> {
   const decision = await decide(ctx, actor, kind, action, guid, opts.approval ?? 'direct');
   if (opts.audit) {
@@ -149,6 +149,7 @@ export async function decideOn(
       reason,
       actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
       target: { id: guid, ...(t ? { name: String(t.attributes.cn ?? ''), dn: t.dn } : {}), kind },
+      ...(opts.ticket ? { ticket: opts.ticket } : {}),
       correlationId: opts.correlationId,
       details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
     });
@@ -157,7 +158,7 @@ export async function decideOn(
 }
 
 /** decideOnComputer: `decideOn` for computers (LAPS actions need `computers.read` in the same delegation). */
-export const decideOnComputer = (ctx: DecisionContext, actor: Actor, action: Permission, guid: string, opts: { audit: boolean; correlationId: string }) =>
+export const decideOnComputer = (ctx: DecisionContext, actor: Actor, action: Permission, guid: string, opts: { audit: boolean; correlationId: string; ticket?: string }) =>
   decideOn(ctx, actor, 'computer', action, guid, opts);
 export const decideOnUser = (ctx: DecisionContext, actor: Actor, action: Permission, guid: string, opts: { audit: boolean; correlationId: string; approval?: ApprovalMode }) =>
   decideOn(ctx, actor, 'user', action, guid, opts);

@@ -42,6 +42,14 @@ export function validationError(e: ZodError, where: 'body' | 'query' | 'path'): 
 
 /** The console's browser policy (Hosting:PublicOrigin, Hosting:HstsMaxAge). */
 export const consoleBrowserPolicy = (config: Config): BrowserPolicy => ({ publicOrigin: config.Hosting.PublicOrigin, hstsMaxAge: config.Hosting.HstsMaxAge });
+/** The JSON body for a refusal's audit row; an unreadable body is simply absent there. */
+function rawBodyOrNothing(event: APIGatewayProxyEventV2): unknown {
+  try {
+    return parseBody(event);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The one HTTP pipeline of the console, in this order for every route, before any side effect:
@@ -56,6 +64,7 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
     const correlationId = randomUUID();
     const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
     const path = event.rawPath ?? '/';
+    let refused: ((e: ApiError) => Promise<void>) | undefined; // the route's own row for a pipeline refusal
     try {
       const rt = getRuntime();
       const { route, params } = findRoute(routes, method, path);
@@ -94,6 +103,16 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
         const token = header(event, 'x-csrf-token');
         if (!token) throw badRequest('csrf_token_missing');
         if (!csrfMatches(session, token)) throw badRequest('csrf_token_invalid');
+      }
+
+      // from here a refusal of a signed-in operator is also the route's own audit row (a CSRF
+      // refusal above is not: a forged cross-site request must not write rows in their name)
+      const subject = route.refusalAudit && session?.operator ? route.refusalAudit({ params, body: rawBodyOrNothing(event) }) : undefined;
+      if (subject) {
+        const op = session!.operator!;
+        refused = async (e) => {
+          await rt.audit.append({ ...subject, outcome: 'denied', reason: e.code, actor: { id: op.guid, name: op.username, provider: op.provider, ip: sourceIp }, correlationId });
+        };
       }
 
       const ctx: RouteContext = {
@@ -135,9 +154,12 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
             outcome: 'denied',
             reason: 'missing_permission',
             actor: { id: operator.guid, name: operator.username, provider: operator.provider, ip: sourceIp },
+            ...(subject ? { target: subject.target, ticket: subject.ticket } : {}),
             correlationId,
             details: { route: `${route.method} ${route.path}`, permission: route.permission },
           });
+          await refused?.(forbidden('missing_permission'));
+          refused = undefined;
           throw forbidden('forbidden', { permission: route.permission });
         }
         if (route.stepUp) await requireRecentStepUp(rt, session);
@@ -163,6 +185,7 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
         throw e;
       }
 
+      refused = undefined; // from here the route audits its own refusals
       const result = await route.handle(ctx);
       if (result.text !== undefined) {
         return {
@@ -174,7 +197,10 @@ export function createHttpHandler(routes: Route[], getRuntime: () => ConsoleRunt
       }
       return json(result.status ?? 200, result.body, correlationId, { cookies: result.cookies, headers: result.headers });
     } catch (e) {
-      if (isApiError(e)) return json(e.status, e.body(), correlationId);
+      if (isApiError(e)) {
+        if (refused && e.status < 500) await refused(e);
+        return json(e.status, e.body(), correlationId);
+      }
       // internal errors: only a code and the correlation id leave the process; the log has the detail
       logger.error('unhandled error', { correlationId, method, path, error: e as Error });
       return json(500, { code: 'internal_error', correlationId }, correlationId);

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { z } from 'zod';
+import type { AuditInput } from '../audit';
 import type { OperatorIdentity, Session } from '../auth/sessions';
 import type { OperatorRights } from '../authz/rights';
 import type { Permission } from '../authz/permissions';
@@ -48,6 +49,12 @@ export interface Route<B = any, Q = any, P = any> {
   helpdesk?: boolean;
   /** development: anyone may call it (OpenAPI document) */
   openInDevelopment?: boolean;
+  /**
+   * The route's own audit row for a refusal the pipeline decides after the CSRF check (missing
+   * permission, validation) once the operator is known: its event, target and ticket read from the request,
+   * so such a refusal is found on the target like the route's other refusals (LAPS reveal).
+   */
+  refusalAudit?: (req: { params: Record<string, string>; body: unknown }) => { event: string; target?: AuditInput['target']; ticket?: string };
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;

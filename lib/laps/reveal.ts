@@ -30,11 +30,32 @@ const SERVICE_CODES: Record<string, [number, string]> = {
   vip_not_allowed: [404, 'not_found'],
 };
 
+const eventOf = (op: LapsOperation) => (op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire');
+const MAX_AUDITED_ID = 200;
+
+/**
+ * The route's own row for a refusal the HTTP pipeline decides before `lapsAction` runs (missing
+ * permission, a rejected body): the same event, the target
+ * computer and the ticket as sent, so every refused reveal or expiry is found on the computer.
+ */
+export const lapsRefusalAudit =
+  (op: LapsOperation) =>
+  (req: { params: Record<string, string>; body: unknown }): { event: string; target: { id: string; kind: string }; ticket?: string } => {
+    const ticket = (req.body as { ticket?: unknown } | undefined)?.ticket;
+    return {
+      event: eventOf(op),
+      target: { id: String(req.params.id ?? '').slice(0, MAX_AUDITED_ID), kind: 'computer' },
+      ...(typeof ticket === 'string' && ticket.trim() ? { ticket: ticket.trim().slice(0, 200) } : {}),
+    };
+  };
+
 /**
  * Reveal or expire a computer's LAPS password (console spec, Reveal rules 1-6): ticket always,
  * explicit confirmation, strict step-up, one audited decision on fresh facts, then the password
  * service over the signed link. Every attempt is audited `computers.laps.read` (or
- * `computers.laps.expire`) with the ticket and the outcome; the password never is.
+ * `computers.laps.expire`) with the target computer (GUID; name and DN once read), the ticket and
+ * the outcome; a refusal's reason is its precise code (`ticket_required`, `out_of_scope`,
+ * `rate_limited`, ...), also where the answer is a plain 404. The password never is.
  */
 export async function lapsAction(
   ctx: DecisionContext,
@@ -46,7 +67,7 @@ export async function lapsAction(
   correlationId: string,
 ): Promise<LapsPayload | { expired: true }> {
   const action = op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire';
-  const event = op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire';
+  const event = eventOf(op);
   const audit = (outcome: string, reason: string, target?: { dn?: string; name?: string }) =>
     ctx.rt.audit.append({
       event,
@@ -54,14 +75,14 @@ export async function lapsAction(
       reason,
       ticket: body.ticket || undefined,
       actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
-      target: { id: guid, kind: 'computer', ...target },
+      target: { id: guid.slice(0, MAX_AUDITED_ID), kind: 'computer', ...target },
       correlationId,
     });
-  const refuse = async (e: ApiError, target?: { dn?: string; name?: string }) => {
-    await audit('denied', e.code, target);
+  const refuse = async (e: ApiError, target?: { dn?: string; name?: string }, reason = e.code) => {
+    await audit(e.status >= 500 ? 'failed' : 'denied', reason, target);
     return e;
   };
-  if (!isGuid(guid)) throw notFound();
+  if (!isGuid(guid)) throw await refuse(notFound());
   if (!body.ticket) throw await refuse(badRequest('ticket_required'));
   if (body.confirm !== true) throw await refuse(badRequest('confirmation_required'));
   try {
@@ -69,8 +90,12 @@ export async function lapsAction(
   } catch (e) {
     throw await refuse(e as ApiError);
   }
-  const d = await decideOnComputer(ctx, actor, action, guid, { audit: true, correlationId });
-  if (!d.allowed) throw await refuse(d.status === 404 ? notFound() : new ApiError(403, 'forbidden', { reason: d.reason }), d.target ? { dn: d.target.dn } : undefined);
+  const d = await decideOnComputer(ctx, actor, action, guid, { audit: true, correlationId, ticket: body.ticket });
+  if (!d.allowed) {
+    // the answer hides why (404 like an unknown computer); the row records it
+    const known = d.target ? { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') } : undefined;
+    throw await refuse(d.status === 404 ? notFound() : new ApiError(403, 'forbidden', { reason: d.reason }), known, d.reason);
+  }
   const target = { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') };
 
   const res = await callPasswordService({

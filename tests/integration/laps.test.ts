@@ -182,7 +182,13 @@ describe('LAPS reveal', () => {
     expect(r.body).toEqual({ code: 'not_found' });
     const rows = await auditSince(mark);
     expect(rows.find((x) => x.event === 'authz.decision')).toMatchObject({ outcome: 'denied', reason: expect.stringMatching(/^never_manageable:/) });
-    expect(rows.find((x) => x.event === 'computers.laps.read')).toMatchObject({ outcome: 'denied', reason: 'not_found' });
+    // the answer is a plain 404; the row says why, on the computer, with the ticket
+    expect(rows.find((x) => x.event === 'computers.laps.read')).toMatchObject({
+      outcome: 'denied',
+      reason: expect.stringMatching(/^never_manageable:/),
+      ticket: 'INC-4242',
+      target: { id: computer(name).guid, name, kind: 'computer' },
+    });
   });
 
   it('answers 404 for a computer outside the operator’s scope or outside every managed OU', async () => {
@@ -207,6 +213,19 @@ describe('LAPS reveal', () => {
     expect(results.filter((r) => r.status === 429).every((r) => r.body.code === 'rate_limited')).toBe(true);
   });
 
+  it('audits a rate-limited reveal with the computer, its name and the ticket', async () => {
+    const c = await steppedUp('op-branch');
+    const mark = await auditMark();
+    const r = await reveal(c, 'WS-BR-01');
+    expect(r.status).toBe(429);
+    expect((await auditSince(mark)).find((x) => x.event === 'computers.laps.read')).toMatchObject({
+      outcome: 'denied',
+      reason: 'rate_limited',
+      ticket: 'INC-4242',
+      target: { id: computer('WS-BR-01').guid, name: 'WS-BR-01', dn: computer('WS-BR-01').dn },
+    });
+  });
+
   it('answers 503 trust_not_pinned until the password service is pinned', async () => {
     const key = { pk: 'PWDSVC', sk: 'PIN' };
     const pin = (await store.documentClient.send(new GetCommand({ TableName: store.tableName, Key: key }))).Item!;
@@ -218,6 +237,81 @@ describe('LAPS reveal', () => {
     } finally {
       await store.documentClient.send(new PutCommand({ TableName: store.tableName, Item: pin }));
     }
+  });
+});
+
+describe('every refused reveal or expiry is one row of its event: target, ticket, precise reason (issue 8)', () => {
+  const lapsRow = async (mark: number, event = 'computers.laps.read') => {
+    const rows = (await auditSince(mark)).filter((x) => x.event === event);
+    expect(rows).toHaveLength(1);
+    return rows[0];
+  };
+
+  it.each([
+    ['laps', 'computers.laps.read', 'computers.laps.read'],
+    ['laps/expire', 'computers.laps.expire', 'computers.laps.expire'],
+  ])('without the permission anywhere (POST .../%s): 403, the pipeline’s rows carry the computer and the ticket', async (suffix, event, permission) => {
+    const c = await signedIn('op-auditor');
+    const mark = await auditMark();
+    const r = await c.post(`/api/computers/${computer('WS-STD-01').guid}/${suffix}`, { confirm: true, ticket: 'INC-77' });
+    expect(r.status).toBe(403);
+    expect(await lapsRow(mark, event)).toMatchObject({ outcome: 'denied', reason: 'missing_permission', ticket: 'INC-77', target: { id: computer('WS-STD-01').guid, kind: 'computer' }, actor: { name: 'op-auditor' } });
+    expect((await auditSince(mark)).find((x) => x.event === 'authz.decision')).toMatchObject({ outcome: 'denied', ticket: 'INC-77', target: { id: computer('WS-STD-01').guid }, details: { permission } });
+  });
+
+  it.each([
+    ['WS-BR-01', 'out_of_scope'], // another delegation's OU
+    ['WS-OTHER-01', 'out_of_scope'], // outside every managed OU
+  ])('%s: 404 like an unknown computer, the row says %s with the computer’s name', async (name, reason) => {
+    const c = await steppedUp('op-helpdesk');
+    const mark = await auditMark();
+    const r = await reveal(c, name);
+    expect([r.status, r.body]).toEqual([404, { code: 'not_found' }]);
+    expect(await lapsRow(mark)).toMatchObject({ outcome: 'denied', reason, ticket: 'INC-4242', target: { id: computer(name).guid, name, dn: computer(name).dn, kind: 'computer' } });
+    expect((await auditSince(mark)).find((x) => x.event === 'authz.decision')).toMatchObject({ reason, ticket: 'INC-4242' });
+  });
+
+  it('an unknown GUID and a malformed id: 404, reason not_found, the id as sent', async () => {
+    const c = await steppedUp('op-helpdesk');
+    for (const id of ['00000000-0000-0000-0000-0000000000aa', 'not-a-guid']) {
+      const mark = await auditMark();
+      const r = await c.post(`/api/computers/${id}/laps`, { confirm: true, ticket: 'INC-5' });
+      expect([id, r.status]).toEqual([id, 404]);
+      expect(await lapsRow(mark)).toMatchObject({ outcome: 'denied', reason: 'not_found', ticket: 'INC-5', target: { id, kind: 'computer' } });
+    }
+  });
+
+  it('a VIP computer without vip.manage: reason vip_requires_vip_manage, not "forbidden"', async () => {
+    const c = await steppedUp('op-helpdesk');
+    const mark = await auditMark();
+    expect((await reveal(c, 'WS-VIP-01')).status).toBe(403);
+    expect(await lapsRow(mark)).toMatchObject({ reason: 'vip_requires_vip_manage', ticket: 'INC-4242', target: { id: computer('WS-VIP-01').guid, name: 'WS-VIP-01' } });
+  });
+
+  it('a rejected body (ticket of 201 characters, confirm "yes"): 400, audited on the computer; a wrong CSRF token writes nothing', async () => {
+    const c = await steppedUp('op-helpdesk');
+    const guid = computer('WS-STD-01').guid;
+    const cases: Array<[Record<string, unknown>, Record<string, string>, string, string | undefined]> = [
+      [{ confirm: true, ticket: 'T'.repeat(201) }, {}, 'validation_failed', 'T'.repeat(200)],
+      [{ confirm: 'yes', ticket: 'INC-9' }, {}, 'validation_failed', 'INC-9'],
+    ];
+    for (const [body, headers, code, ticket] of cases) {
+      const mark = await auditMark();
+      const r = await c.post(`/api/computers/${guid}/laps`, body, headers);
+      expect([code, r.status, r.body.code]).toEqual([code, 400, code]);
+      expect(await lapsRow(mark)).toMatchObject({ outcome: 'denied', reason: code, ticket, target: { id: guid, kind: 'computer' } });
+    }
+    // a forged cross-site request must not write rows in the operator's name (csrf-walk.test.ts)
+    const mark = await auditMark();
+    expect((await c.post(`/api/computers/${guid}/laps`, { confirm: true, ticket: 'INC-10' }, { 'x-csrf-token': 'not-the-token' })).status).toBe(400);
+    expect(await auditSince(mark)).toEqual([]);
+  });
+
+  it('an expiry out of scope: 404, computers.laps.expire row with out_of_scope, name and ticket', async () => {
+    const c = await steppedUp('op-helpdesk');
+    const mark = await auditMark();
+    expect((await expireLaps(c, 'WS-BR-01')).status).toBe(404);
+    expect(await lapsRow(mark, 'computers.laps.expire')).toMatchObject({ outcome: 'denied', reason: 'out_of_scope', ticket: 'INC-4243', target: { id: computer('WS-BR-01').guid, name: 'WS-BR-01' } });
   });
 });
 
