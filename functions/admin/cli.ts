@@ -23,9 +23,10 @@ const USAGE = `usage: npm run admin -- <command>
   verify-audit                verify the audit hash chain
   purge-audit                 apply Audit:RetentionDays now (the purge is audited)
   import-roles <file> [--replace]
-                              import roles from JSON { "roles": [{ "id", "name", "permissions" }] },
-                              all or nothing, with the role editor's rules; --replace also deletes
-                              the custom roles not in the file (refused if a delegation uses one)`;
+                              import roles from JSON { "roles": [{ "id", "name", "permissions" }] }
+                              with the role editor's rules: the valid ones are imported, each refused
+                              one is reported (exit 1); an existing role is overwritten only with
+                              --replace, which never deletes a role the file does not name`;
 
 /** How the CLI reaches a running local stack's console (the stack file's endpoints, table and key files). */
 export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; passwordServiceEndpoint: string; passwordServiceFunction: string }) {
@@ -100,6 +101,7 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
       }
       try {
         const s = await importRoles({ rt, actor, correlationId: randomUUID() }, parsed, { replace: args.includes('--replace') });
+        if (s.refused.length) return { code: 1, out: `${s.refused.length} role(s) refused, the others imported: ${JSON.stringify(s)}` };
         return { code: 0, out: `roles imported: ${JSON.stringify(s)}` };
       } catch (e) {
         if (isApiError(e)) return { code: 1, out: `import refused, nothing changed: ${JSON.stringify(e.body())}` };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { approveRequest, cancelRequest, countRequests, createRequest, createRequestSchema, getRequestView, listRequests, rejectRequest, type ApprovalsContext } from '@lib/approvals/requests';
+import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, getRequestView, listRequests, rejectRequest, type ApprovalsContext } from '@lib/approvals/requests';
 import { decisionContext } from '@lib/authz/engine';
 import { consoleHandler } from '@lib/http/lambda';
 import { defineRoute, type RouteContext } from '@lib/http/route';
@@ -53,9 +53,9 @@ const one = defineRoute({
 const create = defineRoute({
   method: 'POST',
   path: '/api/approvals',
-  summary: 'File a request for an action the caller holds only with approval (409 approval_not_required otherwise)',
+  summary: 'File a request for an action the caller holds only with approval, or for a role or delegation change widening the caller’s own rights (roles.save, delegations.save); 409 approval_not_required otherwise. A rejected body is audited request.created',
   access: 'operator',
-  body: createRequestSchema,
+  body: createRequestBody,
   async handle(c) {
     return { status: 201, body: await createRequest(await approvalsContext(c), c.body) };
   },

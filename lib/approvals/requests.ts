@@ -3,14 +3,18 @@ import { z } from 'zod';
 import { requireRecentStepUp } from '../auth/stepup';
 import type { Session } from '../auth/sessions';
 import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
+import { PERMISSIONS } from '../authz/permissions';
+import { ID_PATTERN } from '../authz/rights';
 import { isGuid } from '../directory';
 import { ApiError, badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
+import { validationError } from '../http/handler';
 import { logger } from '../log';
 import { notify } from '../notifications';
 import type { ConsoleRuntime } from '../runtime';
 import { getRecord, putRecord, queryRecords } from '../store/records';
 import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../users/actions';
-import { approversFor, isApprovable, isNamedApprover, type ApprovableAction, type ApprovalSource, type Approvers } from './settings';
+import { adminParamsSchema, executeAdminChange, isAdminAction, previewAdminChange, type AdminAction, type AdminParams } from './admin-changes';
+import { ADMIN_APPROVERS, approversFor, isApprovable, isNamedApprover, type ApprovableAction, type ApprovalSettings, type RequestApprovers, type RequestSource } from './settings';
 import { readApprovalSettings } from './settings';
 
 // Approval requests (console spec, Approval request; States and transitions). One record per
@@ -28,17 +32,19 @@ export interface OperatorRef {
 export interface ApprovalRequest {
   id: string;
   kind: (typeof REQUEST_KINDS)[number];
-  action: ApprovableAction;
+  /** an approvable action, or a self-widening role or delegation change (decision 26) */
+  action: ApprovableAction | AdminAction;
   state: RequestState;
   reason: string;
   ticket?: string;
-  target: { id: string; kind: 'user' | 'group'; name: string; dn: string };
+  /** a user or group (by GUID), or a role or delegation (by id) */
+  target: { id: string; kind: 'user' | 'group' | 'role' | 'delegation'; name: string; dn?: string };
   /** captured without any secret (a typed password is not part of any action's parameters) */
-  parameters: ActionParams;
+  parameters: ActionParams | AdminParams;
   requester: OperatorRef & { provider: string };
-  source: ApprovalSource;
+  source: RequestSource;
   /** captured at request time */
-  approvers: Approvers;
+  approvers: RequestApprovers;
   approvalsNeeded: 1 | 2;
   approvals: Array<OperatorRef & { at: string }>;
   createdAt: string;
@@ -68,6 +74,14 @@ export const createRequestSchema = z.object({
   ticket: z.string().trim().max(200).optional(),
 });
 export type CreateRequestBody = z.infer<typeof createRequestSchema>;
+
+/**
+ * The body of POST /api/approvals as the route takes it: any JSON, described by the schema above
+ * (for the API description) but validated by `createRequest`, so that a rejected body is a refusal
+ * audited `request.created` like the others.
+ */
+const { $schema: _drop, ...documented } = z.toJSONSchema(createRequestSchema, { io: 'input' }) as Record<string, unknown>;
+export const createRequestBody = z.unknown().meta(documented);
 
 export interface ApprovalsContext {
   rt: ConsoleRuntime;
@@ -105,23 +119,48 @@ async function getRequest(rt: ConsoleRuntime, id: string) {
   return getRecord<ApprovalRequest>(rt.store, PK, id);
 }
 
-/** Who may see a request: its requester, its captured approvers, Super administrators and `audit.read`. */
-function canSee(c: ApprovalsContext, r: ApprovalRequest) {
+/**
+ * Who may see a request: its requester, its captured approvers, Super administrators, `audit.read`,
+ * and the approvers the current settings name for its source (an approver added after the request
+ * was filed reads it; approving or rejecting it stays refused `approver_not_allowed:not_captured`).
+ */
+async function canSee(c: ApprovalsContext, r: ApprovalRequest, settings?: ApprovalSettings) {
   const { identity, rights } = c.actor;
-  return same(r.requester.guid, identity.guid) || isNamedApprover(r.approvers, identity, rights) || rights.superAdministrator || rights.permissions.has('audit.read');
+  if (same(r.requester.guid, identity.guid) || isNamedApprover(r.approvers, identity, rights) || rights.superAdministrator || rights.permissions.has('audit.read')) return true;
+  const current = settings ?? (await readApprovalSettings(c.rt.store)).settings;
+  return isNamedApprover(approversFor(current, r.source).approvers, identity, rights);
 }
+
+/** A request the caller may not see (or an unknown id) answers 404 like an unknown one; the attempt is audited. */
+async function refuseUnseen(c: ApprovalsContext, event: string, id: string, r?: ApprovalRequest) {
+  await auditRequest(c.rt, event, 'denied', 'not_found', r ?? (ID_RE.test(id) ? { id } : {}), auditActor(c.actor), {}, c.correlationId);
+  return notFound();
+}
+
+/** An action code is recorded or echoed only when it is a permission code (never an arbitrary value). */
+const knownAction = (action: string) => ((PERMISSIONS as readonly string[]).includes(action) || isAdminAction(action) ? action : undefined);
 
 // ---- create
 
-export async function createRequest(c: ApprovalsContext, body: CreateRequestBody) {
+export async function createRequest(c: ApprovalsContext, raw: unknown) {
   const { rt } = c;
-  const partial = { action: body.action as ApprovableAction, ticket: body.ticket || undefined, correlationId: c.correlationId };
+  const checked = createRequestSchema.safeParse(raw ?? {});
+  if (!checked.success) {
+    // the row names the fields that were wrong, never their values (a password may sit in any of them)
+    const e = validationError(checked.error, 'body');
+    const fields = [...new Set((e.details.errors as Array<{ field: string }>).map((x) => x.field))].sort();
+    await auditRequest(rt, 'request.created', 'denied', e.code, {}, auditActor(c.actor), { fields }, c.correlationId);
+    throw e;
+  }
+  const body = checked.data;
+  const partial = { action: knownAction(body.action) as ApprovableAction | undefined, ticket: body.ticket || undefined, correlationId: c.correlationId };
   const refuse = async (e: ApiError, extra: Partial<ApprovalRequest> = {}, reason = e.code) => {
     await auditRequest(rt, 'request.created', 'denied', reason, { ...partial, ...extra }, auditActor(c.actor));
     return e;
   };
   if (body.kind !== 'action') throw await refuse(badRequest('kind_not_available', { kind: body.kind }));
-  if (!isApprovable(body.action)) throw await refuse(badRequest('action_not_approvable', { action: body.action }));
+  if (isAdminAction(body.action)) return createAdminRequest(c, body, body.action, refuse);
+  if (!isApprovable(body.action)) throw await refuse(badRequest('action_not_approvable', knownAction(body.action) ? { action: body.action } : {}));
   // parameters are parsed per action: unknown keys (a typed password among them) are dropped
   const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
   if (!parsed.success) throw await refuse(badRequest('invalid_parameters'));
@@ -163,6 +202,73 @@ export async function createRequest(c: ApprovalsContext, body: CreateRequestBody
   return requestView(req);
 }
 
+type Refuse = (e: ApiError, extra?: Partial<ApprovalRequest>, reason?: string) => Promise<ApiError>;
+
+/**
+ * A role or delegation change that widens the requester's own rights (decision 26): filed by an
+ * administrator (`settings.manage`, recent step-up), validated as its save would be, refused
+ * `approval_not_required` when it widens nothing; approved by another administrator.
+ */
+async function createAdminRequest(c: ApprovalsContext, body: CreateRequestBody, action: AdminAction, refuse: Refuse) {
+  const { rt } = c;
+  const kind = action === 'roles.save' ? 'role' : 'delegation';
+  const named = ID_PATTERN.test(body.target) ? { target: { id: body.target, kind, name: body.target } as ApprovalRequest['target'] } : {};
+  if (!c.actor.rights.permissions.has('settings.manage')) throw await refuse(forbidden('forbidden', { reason: 'missing_permission:settings.manage' }), named, 'missing_permission:settings.manage');
+  try {
+    await requireRecentStepUp(rt, c.session!);
+  } catch (e) {
+    if (isApiError(e)) throw await refuse(e, named);
+    throw e;
+  }
+  const { settings } = await readApprovalSettings(rt.store);
+  if (settings.ticketRequired && !body.ticket) throw await refuse(badRequest('ticket_required'), named);
+  if (!named.target) throw await refuse(badRequest('invalid_id'));
+  const parsed = adminParamsSchema.safeParse({ ...body.parameters, action });
+  if (!parsed.success) throw await refuse(badRequest('invalid_parameters', { fields: [...new Set(parsed.error.issues.map((i) => i.path.join('.')))].sort() }), named);
+  let preview: Awaited<ReturnType<typeof previewAdminChange>>;
+  try {
+    preview = await previewAdminChange(rt, body.target, parsed.data, c.actor.identity.guid);
+  } catch (e) {
+    if (isApiError(e)) throw await refuse(e, named);
+    throw e;
+  }
+  if (!preview.widens.length) throw await refuse(conflict('approval_not_required'), { target: preview.target });
+
+  const now = new Date();
+  const req: ApprovalRequest = {
+    id: newId(),
+    kind: 'action',
+    action,
+    state: 'pending',
+    reason: body.reason,
+    ...(body.ticket ? { ticket: body.ticket } : {}),
+    target: preview.target,
+    parameters: preview.params,
+    requester: { ...me(c.actor), provider: c.actor.identity.provider },
+    source: { kind: 'admin' },
+    approvers: ADMIN_APPROVERS,
+    approvalsNeeded: 1,
+    approvals: [],
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + settings.requestLifetimeDays * 86_400_000).toISOString(),
+    correlationId: c.correlationId,
+  };
+  if (!(await putRecord(rt.store, PK, req.id, req, { expectVersion: 0 }))) throw conflict('request_id_collision');
+  await auditRequest(rt, 'request.created', 'success', 'approval_required:self_widening', req, auditActor(c.actor), { approvalsNeeded: 1, approvers: ADMIN_APPROVERS, widens: preview.widens });
+  await notify(rt, 'approval_requested', req);
+  return requestView(req);
+}
+
+/** Would the captured admin change widen this approver's own rights? (a change that no longer validates is left to the execution, which reports it) */
+async function widensApprover(c: ApprovalsContext, r: ApprovalRequest): Promise<boolean> {
+  try {
+    return (await previewAdminChange(c.rt, r.target.id, r.parameters as AdminParams, c.actor.identity.guid)).widens.length > 0;
+  } catch (e) {
+    if (isApiError(e)) return false;
+    throw e;
+  }
+}
+
 // ---- approve
 
 /** Refuse an approval: audited as `request.approved`, outcome denied, with the rule's code. */
@@ -181,7 +287,7 @@ export async function approveRequest(c: ApprovalsContext, id: string) {
   const { rt } = c;
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getRequest(rt, id);
-    if (!rec || !canSee(c, rec.data)) throw notFound();
+    if (!rec || !(await canSee(c, rec.data))) throw await refuseUnseen(c, 'request.approved', id, rec?.data);
     const r = rec.data;
     if (r.state !== 'pending' || r.execution) throw await refuseApproval(c, r, conflict('request_not_pending', { state: r.state }));
     if (same(r.requester.guid, c.actor.identity.guid)) throw await refuseApproval(c, r, forbidden('self_approval'));
@@ -198,9 +304,14 @@ export async function approveRequest(c: ApprovalsContext, id: string) {
     if (!isNamedApprover(current.approvers, c.actor.identity, c.actor.rights)) throw await refuseApproval(c, r, forbidden('approver_not_allowed:not_named'));
     if (r.approvals.some((a) => same(a.guid, c.actor.identity.guid))) throw await refuseApproval(c, r, forbidden('approver_not_allowed:already_approved'));
     if (!(await requesterEnabled(c, r))) throw await refuseApproval(c, r, forbidden('requester_disabled'));
-    // the approver must be directly allowed the action, decided on fresh facts
-    const d = await decideOn(c.dc, c.actor, r.target.kind, r.action, r.target.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
-    if (!d.allowed) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${d.reason}`));
+    if (isAdminAction(r.action)) {
+      // an administrator approving the change must not be widened by it either (decision 26)
+      if (await widensApprover(c, r)) throw await refuseApproval(c, r, forbidden('approver_not_allowed:widens_own_rights'));
+    } else {
+      // the approver must be directly allowed the action, decided on fresh facts
+      const d = await decideOn(c.dc, c.actor, r.target.kind as 'user' | 'group', r.action, r.target.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
+      if (!d.allowed) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${d.reason}`));
+    }
 
     // a raised approval count applies to pending requests
     const needed = Math.max(r.approvalsNeeded, current.approvalsNeeded);
@@ -219,7 +330,9 @@ export async function approveRequest(c: ApprovalsContext, id: string) {
 async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number) {
   let result: ActionResult;
   try {
-    result = await performAction(c.dc, c.actor, r.target.id, r.parameters, { correlationId: r.correlationId, ticket: r.ticket, approval: 'approver', requestId: r.id });
+    result = isAdminAction(r.action)
+      ? await executeAdminChange({ rt: c.rt, actor: auditActor(c.actor), correlationId: r.correlationId, operator: { guid: c.actor.identity.guid }, requestId: r.id }, r.target.id, r.parameters as AdminParams)
+      : await performAction(c.dc, c.actor, r.target.id, r.parameters as ActionParams, { correlationId: r.correlationId, ticket: r.ticket, approval: 'approver', requestId: r.id });
   } catch (e) {
     logger.error('approval execution failed', { request: r.id, correlationId: r.correlationId, error: (e as Error).name });
     result = { outcome: 'unknown', error: isApiError(e) ? e : new ApiError(500, 'internal_error') };
@@ -246,7 +359,7 @@ async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number)
 async function close(c: ApprovalsContext, id: string, event: 'request.rejected' | 'request.cancelled', check: (r: ApprovalRequest) => Promise<void>, comment?: string) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getRequest(c.rt, id);
-    if (!rec || !canSee(c, rec.data)) throw notFound();
+    if (!rec || !(await canSee(c, rec.data))) throw await refuseUnseen(c, event, id, rec?.data);
     const r = rec.data;
     const refuse = async (e: ApiError) => {
       await auditRequest(c.rt, event, 'denied', e.code, r, auditActor(c.actor));
@@ -301,8 +414,8 @@ export function cancelRequest(c: ApprovalsContext, id: string) {
 
 export async function getRequestView(c: ApprovalsContext, id: string) {
   const rec = await getRequest(c.rt, id);
-  if (!rec || !canSee(c, rec.data)) throw notFound();
   const { settings } = await readApprovalSettings(c.rt.store);
+  if (!rec || !(await canSee(c, rec.data, settings))) throw notFound();
   return requestView(rec.data, rec.data.state === 'pending' ? approversFor(settings, rec.data.source).approvalsNeeded : undefined);
 }
 
@@ -329,7 +442,11 @@ export async function listRequests(c: ApprovalsContext, view: ListView) {
   let items: ApprovalRequest[];
   if (view === 'mine') items = all.filter((r) => same(r.requester.guid, c.actor.identity.guid));
   else if (view === 'to_approve') items = await awaiting(c, all);
-  else items = all.filter((r) => r.state !== 'pending' && canSee(c, r));
+  else {
+    const { settings } = await readApprovalSettings(c.rt.store);
+    const seen = await Promise.all(all.map(async (r) => r.state !== 'pending' && (await canSee(c, r, settings))));
+    items = all.filter((_, i) => seen[i]);
+  }
   return { items: items.slice(0, max).map((r) => requestView(r)), truncated: items.length > max };
 }
 

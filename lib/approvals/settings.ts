@@ -66,6 +66,14 @@ export const writeApprovalSettings = (store: Store, settings: ApprovalSettings, 
 
 /** Why a request needs approval: the instance's 'always require' list, or a delegation's set. */
 export type ApprovalSource = { kind: 'always' } | { kind: 'delegation'; delegationId: string };
+/** ... or a role or delegation change widening its author's own rights (decision 26). */
+export type RequestSource = ApprovalSource | { kind: 'admin' };
+
+/** Approvers of a request: those named, or (admin changes) every holder of a permission. */
+export type RequestApprovers = Approvers & { permission?: Permission };
+
+/** A self-widening admin change is approved by another administrator: anyone holding `settings.manage`, once. */
+export const ADMIN_APPROVERS: RequestApprovers = { roles: [], operators: [], permission: 'settings.manage' };
 
 /** Does this delegation (or the instance list) require approval for this action? */
 export function requiresApproval(s: ApprovalSettings, action: Permission, delegationId?: string): boolean {
@@ -75,7 +83,8 @@ export function requiresApproval(s: ApprovalSettings, action: Permission, delega
 export const alwaysRequired = (s: ApprovalSettings, action: Permission) => isApprovable(action) && s.alwaysRequire.includes(action);
 
 /** The approvers and count of a source under these settings; none named → the Super administrators. */
-export function approversFor(s: ApprovalSettings, source: ApprovalSource): { approvers: Approvers; approvalsNeeded: 1 | 2 } {
+export function approversFor(s: ApprovalSettings, source: RequestSource): { approvers: RequestApprovers; approvalsNeeded: 1 | 2 } {
+  if (source.kind === 'admin') return { approvers: ADMIN_APPROVERS, approvalsNeeded: 1 };
   const d = source.kind === 'delegation' ? s.delegations[source.delegationId] : undefined;
   const named = (a?: Approvers) => !!a && (a.roles.length > 0 || a.operators.length > 0);
   if (d && named(d.approvers)) return { approvers: d.approvers, approvalsNeeded: d.approvalsNeeded };
@@ -83,8 +92,9 @@ export function approversFor(s: ApprovalSettings, source: ApprovalSource): { app
   return { approvers: inst, approvalsNeeded: s.instanceApprovalsNeeded };
 }
 
-/** Is this operator named by these approvers (by GUID, or by holding one of the roles)? */
-export function isNamedApprover(a: Approvers, operator: { guid: string }, rights: OperatorRights): boolean {
+/** Is this operator named by these approvers (by GUID, by holding one of the roles, or the permission)? */
+export function isNamedApprover(a: RequestApprovers, operator: { guid: string }, rights: OperatorRights): boolean {
+  if (a.permission && rights.permissions.has(a.permission)) return true;
   if (a.operators.some((g) => g.toLowerCase() === operator.guid.toLowerCase())) return true;
   if (rights.superAdministrator && a.roles.includes(SUPER_ADMINISTRATOR_ROLE.id)) return true;
   return rights.grants.some((g) => a.roles.includes(g.role.id));

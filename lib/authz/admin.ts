@@ -1,11 +1,13 @@
+import { readApprovalSettings } from '../approvals/settings';
 import type { AuditActor } from '../audit';
 import type { Directory } from '../directory';
 import { dnOfObjectGuid, resolvePrincipal } from '../directory/principals';
 import { isGuid } from '../directory/guid';
-import { badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
+import { badRequest, conflict, forbidden, isApiError, notFound, unauthorized } from '../errors';
 import type { RouteContext } from '../http/route';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
+import { decisionContext } from './engine';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import {
   changeAuthz,
@@ -16,18 +18,28 @@ import {
   readAuthzState,
   validateRole,
   type Assignee,
+  type AuthzChange,
   type AuthzState,
+  type AuthzWrite,
   type Delegation,
+  type Role,
 } from './rights';
+import { newRightsOf, type NewRight } from './widening';
 
 // Administration of roles and delegations (settings.manage + step-up at the route). Every change
 // and every refusal decided here is audited: roles.saved, roles.deleted, delegations.saved,
-// delegations.deleted, with the old and new values.
+// delegations.deleted, with the old and new values. A save that would widen the rights of the
+// operator making it is refused `approval_required` (decision 26): a second administrator
+// approves it through an approval request (lib/approvals/admin-changes.ts).
 
 export interface AdminContext {
   rt: ConsoleRuntime;
   actor: AuditActor;
   correlationId: string;
+  /** the signed-in operator (absent for the admin CLI): their own rights may not be widened by their change */
+  operator?: { guid: string };
+  /** the approval request whose last approval runs this change */
+  requestId?: string;
 }
 
 /** The actor of an admin route: the signed-in operator. */
@@ -35,7 +47,10 @@ export const adminContext = ({ rt, operator, sourceIp, correlationId }: RouteCon
   rt,
   actor: { id: operator?.guid, name: operator?.username, provider: operator?.provider, ip: sourceIp },
   correlationId,
+  ...(operator ? { operator: { guid: operator.guid } } : {}),
 });
+
+const requestDetails = (ctx: AdminContext) => (ctx.requestId ? { request: ctx.requestId } : {});
 
 /** Run a change; a refusal it decides is audited under the same event, outcome denied. */
 export async function audited<T>(ctx: AdminContext, event: string, target: { id: string; kind: string }, run: () => Promise<T>): Promise<T> {
@@ -43,10 +58,44 @@ export async function audited<T>(ctx: AdminContext, event: string, target: { id:
     return await run();
   } catch (e) {
     if (isApiError(e)) {
-      await ctx.rt.audit.append({ event, outcome: 'denied', reason: e.code, actor: ctx.actor, target, correlationId: ctx.correlationId, details: e.details });
+      await ctx.rt.audit.append({ event, outcome: 'denied', reason: e.code, actor: ctx.actor, target, correlationId: ctx.correlationId, details: { ...e.details, ...requestDetails(ctx) } });
     }
     throw e;
   }
+}
+
+// ---- self-widening (decision 26)
+
+/** What `writes` would add to this operator's own rights, on fresh facts (group SIDs read now by GUID). */
+export async function rightsAddedFor(rt: ConsoleRuntime, operatorGuid: string) {
+  const settings = await rt.settings();
+  if (!settings) throw conflict('not_configured');
+  const dc = await decisionContext(rt);
+  const dn = await dc.dir.dnOfGuid(operatorGuid);
+  const facts = dn ? await dc.dir.principalFacts(dn) : undefined;
+  if (!facts || facts.userAccountControl & 0x2) throw unauthorized('session_revoked');
+  const { settings: approvals } = await readApprovalSettings(rt.store);
+  return (state: AuthzState, writes: AuthzWrite[]): Promise<NewRight[]> => newRightsOf(dc, settings, facts, state, writes, approvals);
+}
+
+/** Refuse a change that widens the caller's own rights (`403 approval_required`, naming the new rights). */
+async function selfWideningGuard(ctx: AdminContext) {
+  if (!ctx.operator) return async () => undefined; // the admin CLI: host access, not an operator
+  const added = await rightsAddedFor(ctx.rt, ctx.operator.guid);
+  return async (state: AuthzState, writes: AuthzWrite[]) => {
+    const widens = await added(state, writes);
+    if (widens.length) throw forbidden('approval_required', { widens });
+  };
+}
+
+/** Decide a change on the current state, refusing a self-widening one, then commit it. */
+async function commitGuarded<T>(ctx: AdminContext, decide: (s: AuthzState) => AuthzChange<T>): Promise<T> {
+  const guard = await selfWideningGuard(ctx);
+  return changeAuthz(ctx.rt.store, async (s) => {
+    const change = decide(s);
+    await guard(s, change.writes);
+    return change;
+  });
 }
 
 const versionConflict = (current: number) => conflict('version_conflict', { currentVersion: current });
@@ -73,19 +122,27 @@ export interface RoleInput {
   version?: number;
 }
 
+/** A role as the editor saves it (the built-in one is read-only). */
+export function roleFromInput(id: string, input: Omit<RoleInput, 'version'>): Role {
+  if (isBuiltInRoleId(id)) throw forbidden('role_read_only', { role: id });
+  return validateRole({ id, name: input.name, permissions: input.permissions });
+}
+
+/** The writes of a role save against a state: its version, a unique name; none when unchanged. */
+export const roleSave = (role: Role, version?: number) => (s: AuthzState) => {
+  const current = s.roles.get(role.id);
+  checkVersion(version, current?.version ?? 0);
+  checkRoleName(s, role);
+  const unchanged = current && current.data.name === role.name && sameSet(current.data.permissions, role.permissions);
+  if (unchanged) return { writes: [] as AuthzWrite[], result: { old: current.data as Role | undefined, version: current.version, changed: false } };
+  return { writes: [{ put: 'role' as const, value: role, version: current?.version ?? 0 }] as AuthzWrite[], result: { old: current?.data, version: (current?.version ?? 0) + 1, changed: true } };
+};
+
 /** Create or replace a custom role (the role editor's rules, then against the current state). */
 export function saveRole(ctx: AdminContext, id: string, input: RoleInput) {
   return audited(ctx, 'roles.saved', { id, kind: 'role' }, async () => {
-    if (isBuiltInRoleId(id)) throw forbidden('role_read_only', { role: id });
-    const role = validateRole({ id, name: input.name, permissions: input.permissions });
-    const out = await changeAuthz(ctx.rt.store, (s) => {
-      const current = s.roles.get(id);
-      checkVersion(input.version, current?.version ?? 0);
-      checkRoleName(s, role);
-      const unchanged = current && current.data.name === role.name && sameSet(current.data.permissions, role.permissions);
-      if (unchanged) return { writes: [], result: { old: current.data, version: current.version, changed: false } };
-      return { writes: [{ put: 'role' as const, value: role, version: current?.version ?? 0 }], result: { old: current?.data, version: (current?.version ?? 0) + 1, changed: true } };
-    });
+    const role = roleFromInput(id, input);
+    const out = await commitGuarded(ctx, roleSave(role, input.version));
     if (out.changed) {
       await ctx.rt.audit.append({
         event: 'roles.saved',
@@ -93,7 +150,7 @@ export function saveRole(ctx: AdminContext, id: string, input: RoleInput) {
         actor: ctx.actor,
         target: { id, name: role.name, kind: 'role' },
         correlationId: ctx.correlationId,
-        details: { old: out.old ?? null, new: role },
+        details: { old: out.old ?? null, new: role, ...requestDetails(ctx) },
       });
     }
     return { created: !out.old, role: { ...role, builtIn: false, readOnly: false, version: out.version } };
@@ -173,23 +230,31 @@ export async function resolveAssignees(dir: Directory, refs: string[]): Promise<
   return [...out.values()];
 }
 
+/** A delegation as saved: the role must be a custom one, scope and assignees resolved by the directory now. */
+export async function delegationFromInput(ctx: Pick<AdminContext, 'rt'>, id: string, input: Omit<DelegationInput, 'version'>): Promise<Delegation> {
+  if (!ID_PATTERN.test(id)) throw badRequest('invalid_id', { id });
+  // the built-in role is given through the Super administrator assignment, never delegated
+  if (isBuiltInRoleId(input.roleId)) throw badRequest('role_not_delegable', { roleId: input.roleId });
+  if (!(await readAuthzState(ctx.rt.store)).roles.has(input.roleId)) throw badRequest('role_not_found', { roleId: input.roleId });
+  const settings = await ctx.rt.settings();
+  if (!settings) throw conflict('not_configured');
+  const dir = await ctx.rt.directory();
+  return { id, roleId: input.roleId, scope: await resolveScope(dir, settings, input.scope), assignees: await resolveAssignees(dir, input.assignees) };
+}
+
+/** The writes of a delegation save against a state: its role still exists, its version. */
+export const delegationSave = (d: Delegation, version?: number) => (s: AuthzState) => {
+  if (!s.roles.has(d.roleId)) throw badRequest('role_not_found', { roleId: d.roleId });
+  const current = s.delegations.get(d.id);
+  checkVersion(version, current?.version ?? 0);
+  return { writes: [{ put: 'delegation' as const, value: d, version: current?.version ?? 0 }] as AuthzWrite[], result: { old: current?.data, version: (current?.version ?? 0) + 1, view: delegationView(s, d, (current?.version ?? 0) + 1) } };
+};
+
 export function saveDelegation(ctx: AdminContext, id: string, input: DelegationInput) {
   return audited(ctx, 'delegations.saved', { id, kind: 'delegation' }, async () => {
-    if (!ID_PATTERN.test(id)) throw badRequest('invalid_id', { id });
-    // the built-in role is given through the Super administrator assignment, never delegated
-    if (isBuiltInRoleId(input.roleId)) throw badRequest('role_not_delegable', { roleId: input.roleId });
-    if (!(await readAuthzState(ctx.rt.store)).roles.has(input.roleId)) throw badRequest('role_not_found', { roleId: input.roleId });
-    const settings = await ctx.rt.settings();
-    if (!settings) throw conflict('not_configured');
-    const dir = await ctx.rt.directory();
-    const d: Delegation = { id, roleId: input.roleId, scope: await resolveScope(dir, settings, input.scope), assignees: await resolveAssignees(dir, input.assignees) };
-    const out = await changeAuthz(ctx.rt.store, (s) => {
-      if (!s.roles.has(d.roleId)) throw badRequest('role_not_found', { roleId: d.roleId });
-      const current = s.delegations.get(id);
-      checkVersion(input.version, current?.version ?? 0);
-      return { writes: [{ put: 'delegation' as const, value: d, version: current?.version ?? 0 }], result: { old: current?.data, version: (current?.version ?? 0) + 1, view: delegationView(s, d, (current?.version ?? 0) + 1) } };
-    });
-    await ctx.rt.audit.append({ event: 'delegations.saved', outcome: 'success', actor: ctx.actor, target: { id, kind: 'delegation' }, correlationId: ctx.correlationId, details: { old: out.old ?? null, new: d } });
+    const d = await delegationFromInput(ctx, id, input);
+    const out = await commitGuarded(ctx, delegationSave(d, input.version));
+    await ctx.rt.audit.append({ event: 'delegations.saved', outcome: 'success', actor: ctx.actor, target: { id, kind: 'delegation' }, correlationId: ctx.correlationId, details: { old: out.old ?? null, new: d, ...requestDetails(ctx) } });
     return { created: !out.old, delegation: out.view };
   });
 }

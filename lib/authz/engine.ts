@@ -34,7 +34,7 @@ export type Decision =
 export type ApprovalMode = 'direct' | 'approver';
 
 /** A grant resolved for this request: its permissions and its scope OUs at their current DN. */
-interface ScopedGrant {
+export interface ScopedGrant {
   delegationId: string;
   permissions: Set<Permission>;
   scopeDns: string[];

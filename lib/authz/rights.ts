@@ -147,14 +147,31 @@ export async function commitAuthz(store: Store, revision: number, writes: AuthzW
   }
 }
 
+export interface AuthzChange<T> {
+  writes: AuthzWrite[];
+  result: T;
+}
+
+/** Roles and delegations once these writes are committed (pure). */
+export function applyAuthzWrites(state: AuthzState, writes: AuthzWrite[]): { roles: Role[]; delegations: Delegation[] } {
+  const roles = new Map([...state.roles].map(([id, r]) => [id, r.data]));
+  const delegations = new Map([...state.delegations].map(([id, d]) => [id, d.data]));
+  for (const w of writes) {
+    if ('put' in w && w.put === 'role') roles.set(w.value.id, w.value);
+    else if ('put' in w) delegations.set(w.value.id, w.value);
+    else (w.delete === 'role' ? roles : delegations).delete(w.id);
+  }
+  return { roles: [...roles.values()], delegations: [...delegations.values()] };
+}
+
 /**
  * Read, decide, commit; again from a fresh read when another change won the race (a few times,
  * then 409 `authz_changed_concurrently`). `decide` throws ApiError to refuse.
  */
-export async function changeAuthz<T>(store: Store, decide: (s: AuthzState) => { writes: AuthzWrite[]; result: T }): Promise<T> {
+export async function changeAuthz<T>(store: Store, decide: (s: AuthzState) => AuthzChange<T> | Promise<AuthzChange<T>>): Promise<T> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const state = await readAuthzState(store);
-    const { writes, result } = decide(state);
+    const { writes, result } = await decide(state);
     if (!writes.length || (await commitAuthz(store, state.revision, writes))) return result;
   }
   throw conflict('authz_changed_concurrently');
@@ -207,9 +224,14 @@ export async function operatorRights(
   settings: InstanceSettings,
   operator: { guid: string; sid: string; groupSids: string[] },
 ): Promise<OperatorRights> {
+  const [roles, delegations] = await Promise.all([listRoles(store), listDelegations(store)]);
+  return rightsFrom(settings, operator, roles, delegations);
+}
+
+/** The same rights from given roles and delegations (pure: a change's effect is computed before it is committed). */
+export function rightsFrom(settings: InstanceSettings, operator: { guid: string; sid: string; groupSids: string[] }, roles: Role[], delegations: Delegation[]): OperatorRights {
   const superAdministrator = settings.superAdministrators.some((g) => g.toLowerCase() === operator.guid.toLowerCase());
   const sids = new Set([operator.sid, ...operator.groupSids]);
-  const [roles, delegations] = await Promise.all([listRoles(store), listDelegations(store)]);
   const byId = new Map(roles.map((r) => [r.id, r]));
   const grants: OperatorRights['grants'] = [];
   for (const d of delegations) {

@@ -319,56 +319,90 @@ describe('admin CLI import-roles', () => {
   const custom = async () => (await roles()).filter((r: any) => !r.builtIn).map((r) => ({ id: r.id, name: r.name, permissions: r.permissions }));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('imports roles all at once, audited per role and as a whole', async () => {
+  const outJson = (out: string) => JSON.parse(out.slice(out.indexOf('{')));
+
+  it('imports the valid roles and reports each refused one (exit 1), audited per role and as a whole', async () => {
+    const before = await custom();
+    const helpdesk = before.find((r) => r.id === 'helpdesk')!;
+    const auditor = before.find((r) => r.id === 'auditor')!;
     const mark = await auditMark();
-    const r = await runAdminCommand(['import-roles', file('a.json', { roles: [
+    const r = await runAdminCommand(['import-roles', file('mixed.json', { roles: [
       { id: 'test-imp-a', name: 'Imported A', permissions: ['users.read', 'users.unlock'] },
       { id: 'test-imp-b', name: 'Super administrator', permissions: ['computers.read', 'computers.laps.read'] },
+      { id: 'test-imp-c', name: 'C', permissions: ['computers.laps.expire'] },
+      { id: 'super-administrator', name: 'S', permissions: [] },
+      { id: 'test-imp-e', name: 'E', permissions: ['users.teleport'] },
+      { id: 'test-imp-f', name: 'HELPDESK', permissions: [] },
+      { id: 'test-imp-a', name: 'Imported A again', permissions: [] },
+      { id: 'helpdesk', name: 'Helpdesk', permissions: ['users.read'] },
+      auditor,
+      { id: 'Bad_Id', name: 'Bad', permissions: [] },
+      'not a role',
+      { id: 'test-imp-l', name: 'imported a', permissions: [] },
     ] })], env);
-    expect(r.code).toBe(0);
-    expect(r.out).toContain('"created":["test-imp-a","test-imp-b"]');
-    const listed = await roles();
-    expect(listed.find((x) => x.id === 'test-imp-b')?.name).toBe('Super administrator (custom)');
-    const rows = await auditSince(mark);
-    expect(rows.filter((x) => x.event === 'roles.saved' && x.details?.source === 'import').map((x) => x.target?.id).sort()).toEqual(['test-imp-a', 'test-imp-b']);
-    expect(rows.find((x) => x.event === 'roles.imported')).toMatchObject({ outcome: 'success', actor: { name: 'admin-cli' }, details: { replace: false, created: ['test-imp-a', 'test-imp-b'] } });
-  });
-
-  it.each([
-    ['a LAPS permission without computers.read', { roles: [{ id: 'test-imp-c', name: 'C', permissions: [] }, { id: 'test-imp-d', name: 'D', permissions: ['computers.laps.expire'] }] }, 'computers_read_required'],
-    ['the built-in role', { roles: [{ id: 'test-imp-c', name: 'C', permissions: [] }, { id: 'super-administrator', name: 'S', permissions: [] }] }, 'role_read_only'],
-    ['an unknown permission', { roles: [{ id: 'test-imp-c', name: 'C', permissions: ['users.teleport'] }] }, 'unknown_permission'],
-    ['a name another role holds', { roles: [{ id: 'test-imp-c', name: 'HELPDESK', permissions: [] }] }, 'role_name_taken'],
-    ['not a roles file', { role: [] }, 'invalid_import_file'],
-  ])('refuses %s: nothing imported, audited', async (_what, content, code) => {
-    const before = await custom();
-    const mark = await auditMark();
-    const r = await runAdminCommand(['import-roles', file('bad.json', content)], env);
     expect(r.code).toBe(1);
-    expect(r.out).toContain(`"code":"${code}"`);
-    expect(await custom()).toEqual(before);
-    expect((await auditSince(mark)).find((x) => x.event === 'roles.imported')).toMatchObject({ outcome: 'denied', reason: code });
+    const out = outJson(r.out);
+    expect(out).toMatchObject({ created: ['test-imp-a', 'test-imp-b'], updated: [], unchanged: ['auditor'] });
+    expect(out.refused.map((x: any) => [x.index, x.id, x.code])).toEqual([
+      [2, 'test-imp-c', 'computers_read_required'],
+      [3, 'super-administrator', 'role_read_only'],
+      [4, 'test-imp-e', 'unknown_permission'],
+      [5, 'test-imp-f', 'role_name_taken'],
+      [6, 'test-imp-a', 'duplicate_role'],
+      [7, 'helpdesk', 'role_exists'],
+      [9, null, 'invalid_id'],
+      [10, null, 'validation_failed'],
+      [11, 'test-imp-l', 'role_name_taken'],
+    ]);
+    const after = await custom();
+    expect(after.find((x) => x.id === 'test-imp-a')).toEqual({ id: 'test-imp-a', name: 'Imported A', permissions: ['users.read', 'users.unlock'] });
+    expect(after.find((x) => x.id === 'test-imp-b')?.name).toBe('Super administrator (custom)');
+    expect(after.find((x) => x.id === 'helpdesk')).toEqual(helpdesk);
+    expect(after.filter((x) => !x.id.startsWith('test-imp'))).toEqual(before.filter((x) => !x.id.startsWith('test-imp')));
+    for (const id of ['test-imp-c', 'test-imp-e', 'test-imp-f', 'test-imp-l']) expect(after.find((x) => x.id === id)).toBeUndefined();
+
+    const rows = await auditSince(mark);
+    expect(rows.filter((x) => x.event === 'roles.saved' && x.outcome === 'success').map((x) => x.target?.id).sort()).toEqual(['test-imp-a', 'test-imp-b']);
+    const denied = rows.filter((x) => x.event === 'roles.saved' && x.outcome === 'denied');
+    expect(denied.map((x) => x.reason)).toEqual(out.refused.map((x: any) => x.code));
+    expect(denied.find((x) => x.reason === 'role_exists')).toMatchObject({ target: { id: 'helpdesk', kind: 'role' }, details: { source: 'import', index: 7 } });
+    expect(JSON.stringify(denied)).not.toContain('Bad_Id');
+    expect(rows.find((x) => x.event === 'roles.imported')).toMatchObject({ outcome: 'partial', actor: { name: 'admin-cli' }, details: { replace: false, created: ['test-imp-a', 'test-imp-b'], refused: 9 } });
   });
 
-  it('--replace deletes the roles not in the file, refusing the whole import when one is in use', async () => {
+  it('never overwrites without --replace; --replace overwrites only the roles the file names and deletes none', async () => {
     const before = await custom();
-    const withoutHelpdesk = before.filter((r) => r.id !== 'helpdesk' && r.id !== 'test-imp-b');
-    const refused = await runAdminCommand(['import-roles', file('r1.json', { roles: withoutHelpdesk }), '--replace'], env);
+    const changedA = { id: 'test-imp-a', name: 'Imported A', permissions: ['users.read'] };
+    const refused = await runAdminCommand(['import-roles', file('over.json', { roles: [changedA] })], env);
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.out.slice(refused.out.indexOf('{')))).toEqual({ code: 'role_in_use', role: 'helpdesk', delegations: ['helpdesk-branch', 'helpdesk-managed'] });
+    expect(outJson(refused.out)).toMatchObject({ created: [], updated: [], refused: [{ index: 0, id: 'test-imp-a', code: 'role_exists' }] });
     expect(await custom()).toEqual(before);
 
     const mark = await auditMark();
-    const kept = before.filter((r) => r.id !== 'test-imp-b');
-    const r = await runAdminCommand(['import-roles', file('r2.json', { roles: kept }), '--replace'], env);
+    const r = await runAdminCommand(['import-roles', file('over.json', { roles: [changedA] }), '--replace'], env);
     expect(r.code).toBe(0);
-    expect(r.out).toContain('"deleted":["test-imp-b"]');
-    expect((await custom()).map((x) => x.id)).toEqual(kept.map((x) => x.id));
-    expect((await auditSince(mark)).find((x) => x.event === 'roles.deleted')).toMatchObject({ outcome: 'success', target: { id: 'test-imp-b' }, details: { source: 'import' } });
+    expect(outJson(r.out)).toEqual({ created: [], updated: ['test-imp-a'], unchanged: [], refused: [] });
+    const after = await custom();
+    expect(after.find((x) => x.id === 'test-imp-a')).toEqual(changedA);
+    // every other role is still there, test-imp-b and the seeded ones included
+    expect(after.filter((x) => x.id !== 'test-imp-a')).toEqual(before.filter((x) => x.id !== 'test-imp-a'));
+    const rows = await auditSince(mark);
+    expect(rows.find((x) => x.event === 'roles.saved')).toMatchObject({ outcome: 'success', details: { source: 'import', old: { permissions: ['users.read', 'users.unlock'] }, new: changedA } });
+    expect(rows.filter((x) => x.event === 'roles.deleted')).toEqual([]);
+    expect(rows.find((x) => x.event === 'roles.imported')).toMatchObject({ outcome: 'success', details: { replace: true, updated: ['test-imp-a'] } });
 
-    // restore: the roles as they were before this file
-    expect((await runAdminCommand(['import-roles', file('r3.json', { roles: before.filter((x) => !x.id.startsWith('test-imp')) }), '--replace'], env)).code).toBe(0);
-    expect((await custom()).some((x) => x.id.startsWith('test-imp'))).toBe(false);
+    await stepUp(superC, 'op-super');
+    for (const id of ['test-imp-a', 'test-imp-b']) expect((await superC.delete(`/api/admin/roles/${id}`)).status).toBe(204);
+  });
+
+  it('refuses a file that is not a roles file: nothing imported (exit 1), audited', async () => {
+    const before = await custom();
+    const mark = await auditMark();
+    const r = await runAdminCommand(['import-roles', file('bad.json', { role: [] })], env);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('"code":"invalid_import_file"');
+    expect(await custom()).toEqual(before);
+    expect((await auditSince(mark)).find((x) => x.event === 'roles.imported')).toMatchObject({ outcome: 'denied', reason: 'invalid_import_file' });
   });
 
   it('answers usage errors with exit code 2', async () => {

@@ -1,8 +1,8 @@
 import { guidBytes, guidEqualityFilter, guidFromBuffer } from '../../lib/directory/guid';
 import { isApiError } from '../../lib/errors';
 import { PERMISSIONS } from '../../lib/authz/permissions';
-import { REQUIRES, validateRole } from '../../lib/authz/rights';
-import { validateImportFile } from '../../lib/authz/import-roles';
+import { REQUIRES, validateRole, type AuthzState, type Role } from '../../lib/authz/rights';
+import { planImport, validateImportFile } from '../../lib/authz/import-roles';
 
 const code = (f: () => unknown) => {
   try {
@@ -76,22 +76,53 @@ describe('the role editor rules', () => {
 });
 
 describe('import-roles files', () => {
-  it('validates every role and names the failing one by index and id', () => {
-    const c = code(() => validateImportFile({ roles: [{ id: 'a', name: 'A', permissions: [] }, { id: 'b', name: 'B', permissions: ['computers.laps.read'] }] }));
-    expect(c).toEqual({ status: 400, code: 'computers_read_required', details: { permission: 'computers.laps.read', requires: 'computers.read', index: 1, role: 'b' } });
+  const role = (id: string, name: string, permissions: string[] = []) => ({ id, name, permissions });
+  const state = (...roles: Array<ReturnType<typeof role>>): AuthzState => ({ revision: 3, roles: new Map(roles.map((r) => [r.id, { data: r as Role, version: 2 }])), delegations: new Map() });
+  const plan = (s: AuthzState, roles: unknown[], replace = false) => planImport(s, validateImportFile({ roles }), replace).result.summary;
+
+  it('validates every role on its own: the valid ones, and each refused one by index (id only when well formed)', () => {
+    const r = validateImportFile({ roles: [role('a', 'A'), role('b', 'B', ['computers.laps.read']), role('Bad_Id', 'X'), 'x', role('a', 'A2'), role('super-administrator', 'S')] });
+    expect(r.valid.map((v) => [v.index, v.role.id])).toEqual([[0, 'a']]);
+    expect(r.refused).toEqual([
+      { index: 1, id: 'b', code: 'computers_read_required', details: { permission: 'computers.laps.read', requires: 'computers.read' } },
+      { index: 2, id: null, code: 'invalid_id', details: { errors: [expect.objectContaining({ field: 'id' })] } },
+      { index: 3, id: null, code: 'validation_failed', details: expect.any(Object) },
+      { index: 4, id: 'a', code: 'duplicate_role' },
+      { index: 5, id: 'super-administrator', code: 'role_read_only', details: { role: 'super-administrator' } },
+    ]);
+    expect(JSON.stringify(r.refused)).not.toContain('Bad_Id');
   });
   it.each([[null], [[]], [{}], [{ roles: {} }], ['roles']])('refuses a file that is not { roles: [...] }: %j', (f) => {
     expect(code(() => validateImportFile(f))?.code).toBe('invalid_import_file');
   });
-  it('refuses duplicate ids and duplicate names (case-insensitive, after the (custom) rename)', () => {
-    expect(code(() => validateImportFile({ roles: [{ id: 'a', name: 'A', permissions: [] }, { id: 'a', name: 'B', permissions: [] }] }))?.code).toBe('duplicate_role');
-    expect(code(() => validateImportFile({ roles: [{ id: 'a', name: 'Desk', permissions: [] }, { id: 'b', name: 'desk', permissions: [] }] }))).toMatchObject({ status: 409, code: 'role_name_taken' });
-    expect(
-      code(() => validateImportFile({ roles: [{ id: 'a', name: 'Super administrator', permissions: [] }, { id: 'b', name: 'Super administrator (custom)', permissions: [] }] }))?.code,
-    ).toBe('role_name_taken');
+  it('never overwrites an existing role without --replace (an identical one is unchanged)', () => {
+    const s = state(role('desk', 'Desk', ['users.read']), role('other', 'Other'));
+    expect(plan(s, [role('desk', 'Desk', ['groups.read']), role('other', 'Other'), role('new', 'New')])).toEqual({
+      created: ['new'],
+      updated: [],
+      unchanged: ['other'],
+      refused: [{ index: 0, id: 'desk', code: 'role_exists' }],
+    });
   });
-  it('refuses the built-in role in a file', () => {
-    expect(code(() => validateImportFile({ roles: [{ id: 'super-administrator', name: 'S', permissions: [] }] }))).toMatchObject({ status: 403, code: 'role_read_only', details: { index: 0 } });
+  it('--replace overwrites what the file names and deletes nothing', () => {
+    const s = state(role('desk', 'Desk', ['users.read']), role('other', 'Other'));
+    const p = planImport(s, validateImportFile({ roles: [role('desk', 'Desk', ['groups.read'])] }), true);
+    expect(p.result.summary).toEqual({ created: [], updated: ['desk'], unchanged: [], refused: [] });
+    expect(p.writes).toEqual([{ put: 'role', value: role('desk', 'Desk', ['groups.read']), version: 2 }]);
+  });
+  it('keeps names unique (case-insensitive, after the (custom) rename) against kept and accepted roles; a swap of names with --replace works', () => {
+    const s = state(role('desk', 'Desk'), role('ops', 'Ops'));
+    expect(plan(s, [role('a', 'DESK'), role('b', 'New'), role('c', 'new')]).refused.map((r) => [r.index, r.code])).toEqual([
+      [0, 'role_name_taken'],
+      [2, 'role_name_taken'],
+    ]);
+    expect(plan(s, [role('a', 'Super administrator'), role('b', 'Super administrator (custom)')]).refused.map((r) => r.index)).toEqual([1]);
+    expect(plan(s, [role('desk', 'Ops'), role('ops', 'Desk')], true)).toMatchObject({ updated: ['desk', 'ops'], refused: [] });
+  });
+  it('a refused rename leaves the stored name in place, and a role that took it is refused too', () => {
+    // ops is renamed away from 'Ops' but refused (no --replace); 'x' wanted 'Ops'
+    const s = state(role('ops', 'Ops'));
+    expect(plan(s, [role('x', 'Ops'), role('ops', 'Renamed')])).toMatchObject({ created: [], refused: [{ index: 0, code: 'role_name_taken' }, { index: 1, code: 'role_exists' }] });
   });
 });
 
