@@ -36,7 +36,7 @@ export interface FleetAccess {
 
 export const CLIENT_ROLE_PREFIX = 'fleet-client-';
 
-function makeAccess(identity: FleetIdentity, scope: Scope): FleetAccess {
+export function makeAccess(identity: FleetIdentity, scope: Scope): FleetAccess {
   const byCode = new Map(scope.all ? [] : scope.clients.map((c) => [c.code, c.level] as const));
   return {
     identity,

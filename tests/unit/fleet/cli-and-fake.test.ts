@@ -23,7 +23,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   process.env = { ...saved };
-  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const commands = () => readCommandLog(logFile).map(commandOf);
