@@ -13,7 +13,8 @@ const ACME_CONSOLE = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
 type Outcome = { status: number; code?: string; audit?: { reason: string; requiredLevel: string; client: string | null; filed?: string } };
 const ok = (status = 200): Outcome => ({ status });
 const anon: Outcome = { status: 401, code: 'unauthenticated' };
-const adminOnly: Outcome = { status: 403, code: 'admin_required', audit: { reason: 'admin_required', requiredLevel: 'admin', client: null } };
+// filed under the caller's scope: his one client (alice: acme, carol: initech), none for bob (two clients)
+const adminOnly = (filed?: string): Outcome => ({ status: 403, code: 'admin_required', audit: { reason: 'admin_required', requiredLevel: 'admin', client: null, filed } });
 // tech-carol's only client is initech: her probe of acme is filed under initech, never under acme
 const hidden = (level: string): Outcome => ({ status: 404, code: 'not_found', audit: { reason: 'out_of_scope', requiredLevel: level, client: 'acme', filed: 'initech' } });
 const tooLow = (level: string): Outcome => ({ status: 403, code: 'insufficient_level', audit: { reason: 'insufficient_level', requiredLevel: level, client: 'acme', filed: 'acme' } });
@@ -28,7 +29,7 @@ interface Row {
 }
 
 const signedIn = { operator: ok(), viewer: ok(), outsider: ok(), anonymous: anon };
-const adminRoute = { operator: adminOnly, viewer: adminOnly, outsider: adminOnly, anonymous: anon };
+const adminRoute = { operator: adminOnly('acme'), viewer: adminOnly(), outsider: adminOnly('initech'), anonymous: anon };
 
 const TABLE: Row[] = [
   { route: 'GET /health/live', path: '/health/live', expect: { operator: ok(), viewer: ok(), outsider: ok(), anonymous: ok() }, admin: { status: 200 } },
