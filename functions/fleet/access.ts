@@ -1,6 +1,7 @@
-import { readAutoUpdate } from '@lib/fleet/autoupdate';
+import { autoUpdateGroupVisible, readAutoUpdate } from '@lib/fleet/autoupdate';
 import { fleetHandler } from '@lib/fleet/http';
 import { nodeRow } from '@lib/fleet/node-list';
+import { proxiesInScope } from '@lib/fleet/nodes';
 import { nodesView } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
 
@@ -11,9 +12,8 @@ const gateways = defineFleetRoute({
   access: 'signed-in',
   async handle({ rt, access }) {
     const view = await nodesView(rt);
-    const visible = access!.visibleCodes();
-    const rows = view.proxies
-      .filter((p) => p.kind === 'gateway' && (!visible || (p.clientCode !== null && visible.has(p.clientCode))))
+    const rows = proxiesInScope(view.proxies, access!.visibleCodes())
+      .filter((p) => p.kind === 'gateway')
       .map((p) => nodeRow(p, view.clientNames))
       .sort((a, b) => (a.clientCode ?? '\uffff').localeCompare(b.clientCode ?? '\uffff') || a.hostname.localeCompare(b.hostname));
     return { body: { gateways: rows, readAt: view.readAt } };
@@ -26,10 +26,7 @@ const autoupdate = defineFleetRoute({
   summary: 'Agent auto-update: mode, target version, strategy, rollout and group states (read-only)',
   access: 'signed-in',
   async handle({ rt, access }) {
-    const visible = access!.visibleCodes();
-    // update groups are named client-<code>: a technician sees his clients' groups and shared ones
-    const groupVisible = (name: string) => !visible || !name.startsWith('client-') || visible.has(name.slice('client-'.length));
-    return { body: await readAutoUpdate(rt.cli, groupVisible) };
+    return { body: await readAutoUpdate(rt.cli, autoUpdateGroupVisible(access!.visibleCodes())) };
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { badRequest } from '@lib/errors';
+import { appendUnderEachClient } from '@lib/fleet/audit-filing';
 import { clientCodeSchema, getClient } from '@lib/fleet/clients';
 import { changedConsoleFields, consoleCreateSchema, consoleUpdateSchema, consoleView, createConsole, deleteConsole, listConsoles, updateConsole, type ConsoleRecord } from '@lib/fleet/consoles';
 import { hasLevel } from '@lib/fleet/guard';
@@ -75,7 +76,9 @@ const update = defineFleetRoute<Update, undefined, { id: string }, ConsoleRecord
     const c = await updateConsole(rt.store, await rt.masterKey(), params.id, body);
     const details: Record<string, unknown> = { fields: Object.keys(changed).filter((k) => changed[k as keyof typeof changed]) };
     if (changed.clientCode) details.from = addressed!.resource.clientCode;
-    await rt.audit.append({ event: 'console.update', outcome: 'success', actor, client: c.clientCode, target: { id: c.id, name: new URL(c.url).origin, kind: 'console' }, correlationId, details });
+    // a move concerns both clients: filed under each
+    const clients = changed.clientCode ? [addressed!.resource.clientCode, c.clientCode] : [c.clientCode];
+    await appendUnderEachClient(rt, { event: 'console.update', outcome: 'success', actor, target: { id: c.id, name: new URL(c.url).origin, kind: 'console' }, correlationId, details }, clients);
     return { body: consoleView(c) };
   },
 });

@@ -1,21 +1,19 @@
 import { z } from 'zod';
 import { isApiError } from '@lib/errors';
+import { appendUnderEachClient } from '@lib/fleet/audit-filing';
 import { fleetHandler } from '@lib/fleet/http';
 import { inventoryCsv } from '@lib/fleet/inventory';
 import { lockBodySchema, lockNode, lockRefusal, protectedNode, unlockNode, type LockBody } from '@lib/fleet/locks';
 import { listNodes, nodeDetail, nodeListQuerySchema, type NodeListQuery } from '@lib/fleet/node-list';
+import { proxiesInScope, type Proxy } from '@lib/fleet/nodes';
 import { nodeResource, nodesView, type AddressedNode } from '@lib/fleet/resources';
 import { defineFleetRoute, type FleetContext } from '@lib/fleet/route';
-import type { Proxy } from '@lib/fleet/nodes';
 
 const idParams = z.object({ id: z.string().min(1).max(256).regex(/^[A-Za-z0-9._:-]+$/) });
 type Id = { id: string };
 
-/** The caller's scope as a row filter: administrators see every node, technicians their clients'. */
-const scopeFilter = (ctx: FleetContext) => {
-  const visible = ctx.access!.visibleCodes();
-  return (p: Proxy) => !visible || (p.clientCode !== null && visible.has(p.clientCode));
-};
+/** The proxies as the caller may see them: administrators all, technicians their clients' part. */
+const inScope = (ctx: FleetContext, proxies: Proxy[]) => proxiesInScope(proxies, ctx.access!.visibleCodes());
 
 const list = defineFleetRoute<undefined, NodeListQuery>({
   method: 'GET',
@@ -25,7 +23,7 @@ const list = defineFleetRoute<undefined, NodeListQuery>({
   query: nodeListQuerySchema,
   async handle(ctx) {
     const view = await nodesView(ctx.rt);
-    const out = listNodes(view.proxies, ctx.query, scopeFilter(ctx), view.clientNames);
+    const out = listNodes(inScope(ctx, view.proxies), ctx.query, view.clientNames);
     return { body: { ...out, clusterVersion: view.clusterVersion, readAt: view.readAt } };
   },
 });
@@ -38,17 +36,12 @@ const inventory = defineFleetRoute<undefined, NodeListQuery>({
   query: nodeListQuerySchema,
   async handle(ctx) {
     const view = await nodesView(ctx.rt);
-    const { nodes } = listNodes(view.proxies, ctx.query, scopeFilter(ctx), view.clientNames);
-    const { csv, lines } = inventoryCsv(nodes, view.byId);
-    const clients = [...new Set(nodes.map((n) => n.clientCode).filter((c): c is string => !!c))].sort();
-    await ctx.rt.audit.append({
-      event: 'nodes.export',
-      outcome: 'success',
-      actor: ctx.actor,
-      ...(clients.length === 1 ? { client: clients[0] } : {}),
-      correlationId: ctx.correlationId,
-      details: { lines, proxies: nodes.length, clients, filters: ctx.query },
-    });
+    const proxies = inScope(ctx, view.proxies);
+    const { nodes } = listNodes(proxies, ctx.query, view.clientNames);
+    const { csv, coverage } = inventoryCsv(nodes, new Map(proxies.map((p) => [p.id, p])), view.clientNames);
+    // filed under each client the export covers, with that client's lines only
+    const covered = [...coverage.keys()].map((k) => k || null);
+    await appendUnderEachClient(ctx.rt, { event: 'nodes.export', outcome: 'success', actor: ctx.actor, correlationId: ctx.correlationId, details: { filters: ctx.query } }, covered, (c) => coverage.get(c ?? '') ?? { lines: 0, proxies: 0 });
     const stamp = view.readAt.slice(0, 10);
     return { text: csv, contentType: 'text/csv; charset=utf-8', headers: { 'content-disposition': `attachment; filename="fleet-inventory-${stamp}.csv"` } };
   },
@@ -73,16 +66,16 @@ const target = (p: Proxy) => ({ id: p.id, name: p.hostname, kind: p.kind });
 const lock = defineFleetRoute<LockBody, undefined, Id, AddressedNode>({
   method: 'POST',
   path: '/api/nodes/{id}/lock',
-  summary: 'Lock a proxy: { duration: 1|4|12|24|72|168|"none", message ≤ 200 } (operator of its client)',
+  summary: 'Lock a proxy: { duration: 1|4|12|24|72|168|"none", message ≤ 200 } (operator of its client; of each client of a shared gateway)',
   access: 'client',
   level: 'operator',
   params: idParams,
   resource: nodeResource,
   body: lockBodySchema,
   async handle({ rt, body, addressed, actor, correlationId }) {
-    const { proxy } = addressed!.resource;
+    const proxy = addressed!.resource.full; // a lock cuts every desktop the gateway serves
     const audit = (outcome: string, extra: Record<string, unknown> = {}, reason?: string) =>
-      rt.audit.append({ event: 'node.lock', outcome, reason, actor, ...(proxy.clientCode ? { client: proxy.clientCode } : {}), target: target(proxy), correlationId, details: { duration: body.duration, ...extra } });
+      appendUnderEachClient(rt, { event: 'node.lock', outcome, reason, actor, target: target(proxy), correlationId, details: { duration: body.duration, ...extra } }, proxy.clientCodes);
     const refusal = lockRefusal(proxy);
     if (refusal) {
       await audit('denied', { reason: refusal }, 'protected_node');
@@ -102,20 +95,20 @@ const lock = defineFleetRoute<LockBody, undefined, Id, AddressedNode>({
 const unlock = defineFleetRoute<undefined, undefined, Id, AddressedNode>({
   method: 'POST',
   path: '/api/nodes/{id}/unlock',
-  summary: 'Unlock a proxy: removes every active lock on it (operator of its client)',
+  summary: 'Unlock a proxy: removes every active lock on it (operator of its client; of each client of a shared gateway)',
   access: 'client',
   level: 'operator',
   params: idParams,
   resource: nodeResource,
   async handle({ rt, addressed, actor, correlationId }) {
-    const { proxy } = addressed!.resource;
-    const base = { event: 'node.unlock', actor, ...(proxy.clientCode ? { client: proxy.clientCode } : {}), target: target(proxy), correlationId };
+    const proxy = addressed!.resource.full;
+    const base = { event: 'node.unlock', actor, target: target(proxy), correlationId };
     try {
       const { removed } = await unlockNode(rt.cli, proxy.id);
-      await rt.audit.append({ ...base, outcome: 'success', details: { removed } });
+      await appendUnderEachClient(rt, { ...base, outcome: 'success', details: { removed } }, proxy.clientCodes);
       return { body: { locked: false, removed } };
     } catch (e) {
-      await rt.audit.append({ ...base, outcome: 'error', reason: isApiError(e) ? e.code : 'internal_error' });
+      await appendUnderEachClient(rt, { ...base, outcome: 'error', reason: isApiError(e) ? e.code : 'internal_error' }, proxy.clientCodes);
       throw e;
     }
   },

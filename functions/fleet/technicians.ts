@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listClients } from '@lib/fleet/clients';
 import { fleetHandler } from '@lib/fleet/http';
 import { defineFleetRoute } from '@lib/fleet/route';
-import { assignmentSchema, deleteAssignment, listAssignments, putAssignment } from '@lib/fleet/technicians';
+import { assignmentSchema, deleteAssignment, listAssignments, putAssignment, technicianNameSchema } from '@lib/fleet/technicians';
 
 const list = defineFleetRoute({
   method: 'GET',
@@ -46,7 +46,7 @@ const remove = defineFleetRoute({
   path: '/api/technicians/{username}',
   summary: 'Remove the assignments of a user name',
   access: 'admin',
-  params: z.object({ username: z.string().min(1).max(256) }),
+  params: z.object({ username: technicianNameSchema }),
   async handle({ rt, params, actor, correlationId }) {
     const removed = await deleteAssignment(rt.store, params.username);
     await rt.audit.append({

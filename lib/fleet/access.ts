@@ -1,4 +1,4 @@
-import { forbidden, unauthorized } from '../errors';
+import { ApiError, unauthorized } from '../errors';
 import { logger } from '../log';
 import { CLIENT_CODE, listClients } from './clients';
 import type { FleetConfig, Level } from './config';
@@ -36,7 +36,7 @@ export interface FleetAccess {
 
 export const CLIENT_ROLE_PREFIX = 'fleet-client-';
 
-function makeAccess(identity: FleetIdentity, scope: Scope): FleetAccess {
+export function makeAccess(identity: FleetIdentity, scope: Scope): FleetAccess {
   const byCode = new Map(scope.all ? [] : scope.clients.map((c) => [c.code, c.level] as const));
   return {
     identity,
@@ -90,6 +90,19 @@ export function platformSignIn(cfg: FleetConfig, username: string, roles: string
 }
 
 /**
+ * 403 signin_refused: a verified platform user the configuration does not let in. It carries the
+ * user name the signed token names (for the audit row; never in the answer) and his roles.
+ */
+export class SignInRefused extends ApiError {
+  constructor(
+    readonly username: string,
+    readonly roles: string[],
+  ) {
+    super(403, 'signin_refused');
+  }
+}
+
+/**
  * Authenticate a request: 401 `unauthenticated` without a valid token, 403 `signin_refused` for
  * a valid platform user the configuration does not let in.
  */
@@ -116,7 +129,7 @@ export async function authenticate(rt: FleetRuntime, token: string | undefined):
     throw unauthorized('invalid_token');
   }
   const decision = platformSignIn(rt.config, claims.username, claims.roles);
-  if (!decision) throw forbidden('signin_refused');
+  if (!decision) throw new SignInRefused(claims.username, claims.roles);
   const identity: FleetIdentity = { username: claims.username, method: 'access', admin: decision.admin, roles: claims.roles };
   const scope: Scope = decision.admin ? { all: true } : await computeScope(rt, claims.username, claims.roles);
   return makeAccess(identity, scope);

@@ -14,22 +14,28 @@ function entry(row: AuditRow): AuditEntry {
   return rest;
 }
 
+const CLIENT_DETAILS = ['client', 'from'] as const;
+
 /**
- * A technician's own refusal on another client's resource would name that client: shown as the
- * not-found refusal it answered, so the audit view does not reveal what the 404 hid.
+ * A row as a technician reads it: nothing names a client outside his scope, and a refusal of
+ * an id out of his scope reads exactly like one of an unknown id (`not_found`, no client), so
+ * his audit view does not reveal which hidden ids exist (spec: Server-side enforcement 3).
  */
-function redactForeign(row: AuditEntry): AuditEntry {
-  return {
-    seq: row.seq,
-    at: row.at,
-    id: row.id,
-    event: row.event,
-    outcome: row.outcome,
-    reason: row.reason === 'out_of_scope' ? 'not_found' : row.reason,
-    actor: row.actor,
-    correlationId: row.correlationId,
-    details: { route: row.details?.route, requiredLevel: row.details?.requiredLevel, client: null },
-  };
+export function redactForTechnician(row: AuditEntry, visible: Set<string>): AuditEntry {
+  const out: AuditEntry = { ...row };
+  if (out.reason === 'out_of_scope') out.reason = 'not_found';
+  if (out.client && !visible.has(out.client)) delete out.client;
+  if (out.details) {
+    const details: Record<string, unknown> = { ...out.details };
+    for (const k of CLIENT_DETAILS) if (typeof details[k] === 'string' && !visible.has(details[k] as string)) details[k] = null;
+    if (Array.isArray(details.clients)) {
+      const mine = details.clients.filter((c): c is string => typeof c === 'string' && visible.has(c));
+      if (mine.length > 1) details.clients = mine;
+      else delete details.clients; // one client or none: details.client says it
+    }
+    out.details = details;
+  }
+  return out;
 }
 
 export async function auditView(chain: AuditChain, access: FleetAccess, opts: { limit: number; beforeSeq?: number }) {
@@ -43,8 +49,7 @@ export async function auditView(chain: AuditChain, access: FleetAccess, opts: { 
       out.push(entry(row));
     } else {
       const mine = row.actor?.name === access.identity.username && row.actor?.provider === access.identity.method;
-      if (row.client && visible.has(row.client)) out.push(entry(row));
-      else if (mine) out.push(row.client ? redactForeign(entry(row)) : entry(row));
+      if ((row.client && visible.has(row.client)) || mine) out.push(redactForTechnician(entry(row), visible));
     }
     if (out.length >= opts.limit) break;
   }

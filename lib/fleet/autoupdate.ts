@@ -1,7 +1,37 @@
-import { getSingleton, type ClusterCli } from './cluster-cli';
+import { ClusterCliError, getResources, type ClusterCli } from './cluster-cli';
 
 // GET /api/access/autoupdate: the cluster's managed-update state, read-only, from the three
-// singletons. A missing autoupdate_config or autoupdate_version is a warning, not an error.
+// singletons. A missing autoupdate_config or autoupdate_version is a warning, not an error; so is
+// a resource the fleet plane's role may not read (the spec's identity role grants no autoupdate_*
+// read: docs/fleet.md gives the optional role that does).
+
+/**
+ * Update groups a caller sees: administrators all; a technician only his clients' groups
+ * (`client-<code>`): shared groups (canary, ...) count agents of every client.
+ */
+export const autoUpdateGroupVisible = (visible: Set<string> | undefined) => (name: string) =>
+  !visible || (name.startsWith('client-') && visible.has(name.slice('client-'.length)));
+
+type Warning = { code: 'resource_missing' | 'access_denied'; resource: string };
+
+/** A singleton, or the warning that replaces it (missing, or not readable by the fleet role). */
+async function readSingleton(cli: ClusterCli, kind: string, warnings: Warning[], warnMissing: boolean): Promise<unknown | undefined> {
+  try {
+    const item = (await getResources(cli, kind))[0];
+    if (item === undefined && warnMissing) warnings.push({ code: 'resource_missing', resource: kind });
+    return item;
+  } catch (e) {
+    if (e instanceof ClusterCliError && e.missing) {
+      if (warnMissing) warnings.push({ code: 'resource_missing', resource: kind });
+      return undefined;
+    }
+    if (e instanceof ClusterCliError && e.code === 'access_access_denied') {
+      warnings.push({ code: 'access_denied', resource: kind });
+      return undefined;
+    }
+    throw e;
+  }
+}
 
 const obj = (v: unknown): Record<string, any> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : {});
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -14,14 +44,13 @@ const enumName = (v: unknown, prefix: string) => {
 };
 
 export async function readAutoUpdate(cli: ClusterCli, visibleGroup: (name: string) => boolean) {
+  const warnings: Warning[] = [];
   const [config, version, rollout] = await Promise.all([
-    getSingleton(cli, 'autoupdate_config'),
-    getSingleton(cli, 'autoupdate_version'),
-    getSingleton(cli, 'autoupdate_agent_rollout'),
+    readSingleton(cli, 'autoupdate_config', warnings, true),
+    readSingleton(cli, 'autoupdate_version', warnings, true),
+    readSingleton(cli, 'autoupdate_agent_rollout', warnings, false),
   ]);
-  const warnings: Array<{ code: string; resource: string }> = [];
-  if (!config) warnings.push({ code: 'resource_missing', resource: 'autoupdate_config' });
-  if (!version) warnings.push({ code: 'resource_missing', resource: 'autoupdate_version' });
+  warnings.sort((a, b) => a.resource.localeCompare(b.resource));
   const cAgents = obj(obj(obj(config).spec).agents);
   const vAgents = obj(obj(obj(version).spec).agents);
   const rSpec = obj(obj(rollout).spec);

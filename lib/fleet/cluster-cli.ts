@@ -80,16 +80,6 @@ export async function getResources(cli: ClusterCli, kind: string): Promise<unkno
   return parseJsonArray((await cli.run(['get', kind, '--format=json'])).stdout);
 }
 
-/** A singleton (autoupdate_*): undefined when the cluster says it does not exist. */
-export async function getSingleton(cli: ClusterCli, kind: string): Promise<unknown | undefined> {
-  try {
-    return (await getResources(cli, kind))[0];
-  } catch (e) {
-    if (e instanceof ClusterCliError && e.missing) return undefined;
-    throw e;
-  }
-}
-
 export async function getInventory(cli: ClusterCli): Promise<unknown[]> {
   return parseJsonArray((await cli.run(['inventory', 'ls', '--format=json'])).stdout);
 }

@@ -9,11 +9,19 @@ import { clientCodeSchema } from './clients';
 // Consoles of the clients (pk CONSOLE, sk <id>). The access token the fleet plane presents to
 // the console is sealed with the master key (AAD bound to the console id) and never returned.
 
+/** URL.parse without the throw: a refinement runs even after the format check failed. */
+const parsedUrl = (u: string): URL | undefined => {
+  try {
+    return new URL(u);
+  } catch {
+    return undefined;
+  }
+};
 const httpsUrl = z
   .url()
   .max(2048)
-  .refine((u) => new URL(u).protocol === 'https:', 'https only')
-  .refine((u) => !new URL(u).username && !new URL(u).password, 'no credentials in the URL')
+  .refine((u) => parsedUrl(u)?.protocol === 'https:', 'https only')
+  .refine((u) => { const url = parsedUrl(u); return !!url && !url.username && !url.password; }, 'no credentials in the URL')
   .transform((u) => u.replace(/\/+$/, ''));
 const caPem = z
   .string()

@@ -8,7 +8,7 @@ import { browserDefaults, crossSiteRequest, type BrowserPolicy } from '../http/b
 import { validationError } from '../http/handler';
 import { findRoute, STATE_CHANGING } from '../http/route';
 import { logger } from '../log';
-import { authenticate, requestToken } from './access';
+import { authenticate, requestToken, SignInRefused } from './access';
 import { auditRefusal, guardRoute, refuse } from './guard';
 import type { FleetConfig } from './config';
 import type { FleetContext, FleetRoute } from './route';
@@ -85,7 +85,11 @@ export function createFleetHttpHandler(routes: FleetRoute[], getRuntime: () => F
         try {
           ctx.access = await authenticate(rt, requestToken(ctx.header, rt.config));
         } catch (e) {
-          if (isApiError(e) && e.code === 'signin_refused') await auditRefusal(ctx, 'signin_refused', 'viewer', null);
+          if (e instanceof SignInRefused) {
+            // the row names the user the signed token names, and the roles it carried
+            ctx.actor = { id: e.username, name: e.username, provider: 'access', ip: sourceIp };
+            await auditRefusal(ctx, 'signin_refused', 'viewer', null, undefined, { roles: e.roles.slice(0, 50) });
+          }
           throw e;
         }
         const id = ctx.access.identity;
@@ -94,7 +98,8 @@ export function createFleetHttpHandler(routes: FleetRoute[], getRuntime: () => F
       if (route.params) {
         const p = route.params.safeParse(params);
         if (!p.success) {
-          if (ctx.access && !ctx.access.identity.admin && route.access === 'client') await auditRefusal(ctx, 'not_found', route.level ?? 'viewer', null);
+          if (route.access === 'admin') await guardRoute(route, ctx); // a non-administrator is refused as for any id
+          else if (ctx.access && !ctx.access.identity.admin && route.access === 'client') await auditRefusal(ctx, 'not_found', route.level ?? 'viewer', null);
           throw notFound(); // a malformed id answers like an unknown one
         }
         ctx.params = p.data;

@@ -29,13 +29,32 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function inventoryCsv(rows: NodeRow[], proxiesById: Map<string, Proxy>): { csv: string; lines: number } {
+/** Lines and proxies of an export per client ('' = lines without a client, administrators only). */
+export type ExportCoverage = Map<string, { lines: number; proxies: number }>;
+
+/**
+ * The CSV of the listed proxies (already cut to the caller's scope: proxiesInScope). A desktop
+ * line names the desktop's own client (a shared gateway serves several); a proxy without
+ * desktops gets one line with the proxy's client.
+ */
+export function inventoryCsv(rows: NodeRow[], proxiesById: Map<string, Proxy>, clientNames: Map<string, string>): { csv: string; lines: number; coverage: ExportCoverage } {
   const out = [INVENTORY_COLUMNS.join(',')];
+  const coverage: ExportCoverage = new Map();
+  const push = (code: string | null, r: NodeRow, desktop: [string, string, string], firstOfProxy: boolean) => {
+    out.push([code, code ? (clientNames.get(code) ?? null) : null, r.id, r.hostname, r.kind, r.version, r.status, r.lastSeen, r.locked, ...desktop].map(csvCell).join(','));
+    const c = coverage.get(code ?? '') ?? { lines: 0, proxies: 0 };
+    c.lines++;
+    if (firstOfProxy) c.proxies++;
+    coverage.set(code ?? '', c);
+  };
   for (const r of rows) {
-    const head = [r.clientCode, r.clientName, r.id, r.hostname, r.kind, r.version, r.status, r.lastSeen, r.locked];
     const desktops = proxiesById.get(r.id)?.desktops ?? [];
-    if (desktops.length === 0) out.push([...head, '', '', ''].map(csvCell).join(','));
-    for (const d of desktops) out.push([...head, d.name, d.addr, d.domain].map(csvCell).join(','));
+    if (desktops.length === 0) push(r.clientCode, r, ['', '', ''], true);
+    const counted = new Set<string | null>();
+    for (const d of desktops) {
+      push(d.clientCode, r, [d.name, d.addr, d.domain], !counted.has(d.clientCode));
+      counted.add(d.clientCode);
+    }
   }
-  return { csv: `${out.join('\r\n')}\r\n`, lines: out.length - 1 };
+  return { csv: `${out.join('\r\n')}\r\n`, lines: out.length - 1, coverage };
 }

@@ -24,9 +24,15 @@ export const isLocalToken = (token: string) => {
   }
 };
 
-/** Verify an access-platform JWT (claims `username`/`sub`, `roles`); throws on any problem. */
+/** Clock skew tolerated on `exp` and `nbf` (seconds). */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/**
+ * Verify an access-platform JWT (claims `username`/`sub`, `roles`); throws on any problem. A
+ * token must expire: one without `exp` would be valid forever once leaked.
+ */
 export async function verifyPlatformToken(token: string, jwks: JwksResolver, opts: { issuer?: string; audience?: string }): Promise<PlatformClaims> {
-  const { payload } = await jwtVerify(token, jwks, { algorithms: PLATFORM_ALGS, issuer: opts.issuer, audience: opts.audience, clockTolerance: 30 });
+  const { payload } = await jwtVerify(token, jwks, { algorithms: PLATFORM_ALGS, issuer: opts.issuer, audience: opts.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['exp'] });
   const username = typeof payload.username === 'string' && payload.username ? payload.username : payload.sub;
   if (!username) throw new Error('token names no user');
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
@@ -49,7 +55,7 @@ export async function signLocalToken(masterKey: Buffer, username: string, epoch:
 }
 
 export async function verifyLocalToken(masterKey: Buffer, token: string): Promise<{ username: string; epoch: number }> {
-  const { payload } = await jwtVerify<JWTPayload & { ep?: number }>(token, localKey(masterKey), { algorithms: ['HS256'], issuer: LOCAL_ISSUER, audience: LOCAL_ISSUER });
+  const { payload } = await jwtVerify<JWTPayload & { ep?: number }>(token, localKey(masterKey), { algorithms: ['HS256'], issuer: LOCAL_ISSUER, audience: LOCAL_ISSUER, requiredClaims: ['exp'] });
   if (!payload.sub || typeof payload.ep !== 'number') throw new Error('malformed local token');
   return { username: payload.sub, epoch: payload.ep };
 }

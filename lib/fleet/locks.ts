@@ -50,7 +50,7 @@ export async function lockNode(cli: ClusterCli, nodeId: string, body: LockBody):
 
 export async function activeLocksOf(cli: ClusterCli, nodeId: string, now = Date.now()): Promise<string[]> {
   const locks = await getResources(cli, 'locks');
-  const { proxies } = buildProxies({ instances: [{ metadata: { name: nodeId }, spec: {} }], nodes: [], desktopServices: [], desktops: [], locks }, now);
+  const { proxies } = buildProxies({ instances: [{ metadata: { name: nodeId }, spec: {} }], desktopServices: [], desktops: [], locks }, now);
   return proxies[0]?.locks.map((l) => l.name) ?? [];
 }
 

@@ -27,6 +27,8 @@ export interface NodeRow {
   kind: Proxy['kind'];
   clientCode: string | null;
   clientName: string | null;
+  clientCodes: string[];
+  shared: boolean;
   version: string | null;
   lastSeen: string | null;
   status: Proxy['status'];
@@ -54,6 +56,8 @@ export const nodeRow = (p: Proxy, clientNames: Map<string, string>): NodeRow => 
   kind: p.kind,
   clientCode: p.clientCode,
   clientName: p.clientCode ? (clientNames.get(p.clientCode) ?? null) : null,
+  clientCodes: p.clientCodes,
+  shared: p.shared,
   version: p.version,
   lastSeen: p.lastSeen,
   status: p.status,
@@ -66,7 +70,7 @@ export const nodeRow = (p: Proxy, clientNames: Map<string, string>): NodeRow => 
 
 function matchesText(r: NodeRow, q: string) {
   const needle = q.toLowerCase();
-  return [r.hostname, r.clientCode ?? '', r.clientName ?? ''].some((s) => s.toLowerCase().includes(needle));
+  return [r.hostname, ...r.clientCodes, r.clientName ?? ''].some((s) => s.toLowerCase().includes(needle));
 }
 
 function matchesStatus(r: NodeRow, status: NonNullable<NodeListQuery['status']>) {
@@ -107,13 +111,12 @@ const byClientThenHost = (a: NodeRow, b: NodeRow) =>
   (a.clientName ?? a.clientCode ?? '\uffff').localeCompare(b.clientName ?? b.clientCode ?? '\uffff') || a.hostname.localeCompare(b.hostname) || a.id.localeCompare(b.id);
 
 /**
- * The rows of the proxies table. `visible` is the caller's scope filter (applied first, so
- * nothing out of scope is ever counted); the summary covers scope + all/kind + q, before ?status.
+ * The rows of the proxies table, from the proxies of the caller's scope (proxiesInScope: nothing
+ * out of scope is ever counted); the summary covers scope + all/kind + q, before ?status.
  */
-export function listNodes(proxies: Proxy[], query: NodeListQuery, visible: (p: Proxy) => boolean, clientNames: Map<string, string>) {
+export function listNodes(proxies: Proxy[], query: NodeListQuery, clientNames: Map<string, string>) {
   const shown: NodeRow[] = [];
   for (const p of proxies) {
-    if (!visible(p)) continue;
     if (!query.all && !isClientProxy(p)) continue;
     if (query.kind && p.kind !== query.kind) continue;
     const row = nodeRow(p, clientNames);

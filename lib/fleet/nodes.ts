@@ -2,8 +2,10 @@ import semver from 'semver';
 import { getInventory, getResources, type ClusterCli } from './cluster-cli';
 
 // Proxies (agents) as the fleet plane shows them, joined on the agent's host UUID across the
-// cluster CLI's lists (COMMANDS.md §6): inventory (services, version, last_seen), nodes (labels),
-// windows desktop services, windows desktops (spec.host_id) and locks (target.server_id/node).
+// cluster CLI's lists (COMMANDS.md §6): inventory (services, version, last_seen), windows desktop
+// services, windows desktops (spec.host_id, the client_code label) and locks
+// (target.server_id/node). Only what the identity role grants is read (identity-role.yaml): it
+// has no node rule nor node_labels, so a proxy's client comes from its desktops' labels.
 
 export const NODE_KINDS = ['gateway', 'proxy', 'auth', 'app', 'ssh', 'other'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
@@ -15,7 +17,6 @@ export const SLOW_MS = 20 * 60_000;
 
 export interface ClusterSnapshot {
   instances: unknown[];
-  nodes: unknown[];
   desktopServices: unknown[];
   desktops: unknown[];
   locks: unknown[];
@@ -40,7 +41,12 @@ export interface Proxy {
   hostname: string;
   kind: NodeKind;
   services: string[];
+  /** the one client the proxy serves (every desktop labelled with it), else null */
   clientCode: string | null;
+  /** every client whose desktops the proxy serves, sorted */
+  clientCodes: string[];
+  /** serves several clients, or a desktop without a client code beside labelled ones */
+  shared: boolean;
   version: string | null;
   lastSeen: string | null;
   networkStatus: NetworkStatus;
@@ -55,14 +61,13 @@ export interface Proxy {
 
 /** Read everything the proxies table needs, in parallel. */
 export async function readSnapshot(cli: ClusterCli): Promise<ClusterSnapshot> {
-  const [instances, nodes, desktopServices, desktops, locks] = await Promise.all([
+  const [instances, desktopServices, desktops, locks] = await Promise.all([
     getInventory(cli),
-    getResources(cli, 'nodes'),
     getResources(cli, 'windows_desktop_service'),
     getResources(cli, 'windows_desktop'), // singular: the plural is not a tctl kind
     getResources(cli, 'locks'),
   ]);
-  return { instances, nodes, desktopServices, desktops, locks };
+  return { instances, desktopServices, desktops, locks };
 }
 
 // Defensive readers: the CLI's JSON faces the outside, a malformed item is skipped, never thrown.
@@ -104,7 +109,7 @@ export function kindOf(services: string[]): NodeKind {
 }
 
 /** A client proxy: a gateway, or any node with a client code. */
-export const isClientProxy = (p: Pick<Proxy, 'kind' | 'clientCode'>) => p.kind === 'gateway' || p.clientCode !== null;
+export const isClientProxy = (p: Pick<Proxy, 'kind' | 'clientCodes'>) => p.kind === 'gateway' || p.clientCodes.length > 0;
 
 interface Acc {
   id: string;
@@ -113,7 +118,6 @@ interface Acc {
   inventoried: boolean;
   version?: string;
   lastSeen?: string;
-  nodeCode?: string;
   desktops: Desktop[];
   locks: ActiveLock[];
 }
@@ -140,17 +144,6 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
     // the cluster's version is the Auth service's
     const v = cleanVersion(a.version);
     if (v && a.services.has('Auth') && (!clusterVersion || semver.gt(v, clusterVersion))) clusterVersion = v;
-  }
-  for (const raw of snap.nodes) {
-    const it = obj(raw);
-    const id = str(obj(it?.metadata)?.name);
-    const spec = obj(it?.spec);
-    if (!it || !id || !spec) continue;
-    const a = acc(id);
-    if (!a.inventoried) a.services.add('Node');
-    a.hostname ??= str(spec.hostname);
-    a.version ??= str(spec.version);
-    a.nodeCode = label(it, 'client_code');
   }
   for (const raw of snap.desktopServices) {
     const it = obj(raw);
@@ -199,7 +192,7 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
       hostname: a.hostname ?? a.id,
       kind,
       services,
-      clientCode: a.nodeCode ?? desktopClientCode(a.desktops),
+      ...clientsOf(a.desktops),
       version: a.version ?? null,
       lastSeen: a.lastSeen ?? null,
       networkStatus: network,
@@ -214,13 +207,26 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
   return { proxies, clusterVersion };
 }
 
-/** The client of a gateway without a node label: its desktops' code when they all agree. */
-function desktopClientCode(desktops: Desktop[]): string | null {
-  let code: string | null = null;
-  for (const d of desktops) {
-    if (!d.clientCode) continue;
-    if (code && d.clientCode !== code) return null; // ambiguous: administrators only
-    code = d.clientCode;
-  }
-  return code;
+/** The clients of a proxy, from its desktops' `client_code` labels (spec: Proxy, client code). */
+export function clientsOf(desktops: Desktop[]): Pick<Proxy, 'clientCode' | 'clientCodes' | 'shared'> {
+  const codes = [...new Set(desktops.map((d) => d.clientCode).filter((c): c is string => c !== null))].sort();
+  const unlabelled = desktops.some((d) => d.clientCode === null);
+  return { clientCode: codes.length === 1 ? codes[0] : null, clientCodes: codes, shared: codes.length > 1 || (codes.length > 0 && unlabelled) };
 }
+
+/**
+ * A proxy as a technician may see it (visible = his client codes; undefined = administrator):
+ * hidden when it serves none of his clients; otherwise only his clients' desktops are shown and
+ * counted, so a desktop whose client differs from the caller's scope is never shown.
+ */
+export function proxyInScope(p: Proxy, visible: Set<string> | undefined): Proxy | undefined {
+  if (!visible) return p;
+  const codes = p.clientCodes.filter((c) => visible.has(c));
+  if (codes.length === 0) return undefined;
+  if (!p.shared) return p;
+  const desktops = p.desktops.filter((d) => d.clientCode !== null && visible.has(d.clientCode));
+  return { ...p, clientCode: codes.length === 1 ? codes[0] : null, clientCodes: codes, windowsServers: desktops.length, desktops };
+}
+
+export const proxiesInScope = (proxies: Proxy[], visible: Set<string> | undefined): Proxy[] =>
+  proxies.map((p) => proxyInScope(p, visible)).filter((p): p is Proxy => p !== undefined);

@@ -1,6 +1,6 @@
 import { getClient, listClients, type Client } from './clients';
 import { getConsole, type ConsoleRecord } from './consoles';
-import { buildProxies, readSnapshot, type Proxy } from './nodes';
+import { buildProxies, proxyInScope, readSnapshot, type Proxy } from './nodes';
 import type { Addressed, FleetContext } from './route';
 import type { FleetRuntime } from './runtime';
 
@@ -23,12 +23,18 @@ export async function nodesView(rt: FleetRuntime): Promise<NodesView> {
   return { proxies, byId: new Map(proxies.map((p) => [p.id, p])), clusterVersion, clientNames: new Map(clients.map((c) => [c.code, c.name])), readAt: new Date(now).toISOString() };
 }
 
-export type AddressedNode = { proxy: Proxy; view: NodesView };
+/** `proxy` as the caller may see it (his clients' desktops only), `full` as the cluster has it. */
+export type AddressedNode = { proxy: Proxy; full: Proxy; view: NodesView };
+
+/** Every client a proxy serves, null for a desktop without a client code beside labelled ones. */
+export const clientsServed = (p: Proxy): Array<string | null> => (p.shared && p.desktops.some((d) => d.clientCode === null) ? [...p.clientCodes, null] : p.clientCodes);
 
 export async function nodeResource(ctx: FleetContext<any, any, { id: string }>): Promise<Addressed<AddressedNode> | undefined> {
   const view = await nodesView(ctx.rt);
-  const proxy = view.byId.get(ctx.params.id);
-  return proxy ? { clientCode: proxy.clientCode, resource: { proxy, view } } : undefined;
+  const full = view.byId.get(ctx.params.id);
+  if (!full) return undefined;
+  const proxy = proxyInScope(full, ctx.access?.visibleCodes()) ?? full; // out of scope: the guard answers 404
+  return { clientCode: full.clientCode, ...(full.shared ? { clientCodes: clientsServed(full) } : {}), resource: { proxy, full, view } };
 }
 
 export async function clientResource(ctx: FleetContext<any, any, { code: string }>): Promise<Addressed<Client> | undefined> {

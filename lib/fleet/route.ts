@@ -20,6 +20,12 @@ export type FleetAccessRule = 'anonymous' | 'signed-in' | 'admin' | 'client';
 
 export interface Addressed<R = unknown> {
   clientCode: string | null;
+  /**
+   * A resource serving several clients (a gateway with desktops of several clients; null for a
+   * desktop without a client code): reads show the caller his clients' part, and an action
+   * (operator level) needs the level on every one of them.
+   */
+  clientCodes?: Array<string | null>;
   resource: R;
 }
 

@@ -7,8 +7,21 @@ import { LEVELS, type Level } from './config';
 // Technician assignments (pk TECH, sk <exact user name>): user names are case-sensitive, as the
 // access platform gives them, so "Alice" and "alice" are two technicians.
 
+/**
+ * A technician's user name as the access platform gives it (exact, case-sensitive): 1 to 256
+ * characters, no surrounding spaces, no control or format characters (bidi overrides, zero-width
+ * marks: names that read as another in the audit), no lone surrogate (a name JSON can carry but
+ * no URL path can: it could be created and never deleted).
+ */
+export const technicianNameSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((u) => u.trim() === u, 'no surrounding spaces')
+  .refine((u) => !/[\p{Cc}\p{Cf}\p{Cs}]/u.test(u), 'no control, format or lone surrogate characters');
+
 export const assignmentSchema = z.object({
-  username: z.string().min(1).max(256).refine((u) => u.trim() === u && !/[\u0000-\u001f\u007f]/.test(u), 'no surrounding spaces or control characters'),
+  username: technicianNameSchema,
   clients: z
     .array(z.object({ code: z.string().min(1).max(63), level: z.enum(LEVELS) }))
     .max(500)

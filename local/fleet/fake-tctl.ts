@@ -11,7 +11,20 @@ export interface FakeTctlControl {
   fail?: Array<{ match: string; error: 'expired' | 'denied' | 'unavailable' | 'missing' | 'garbage' | 'timeout' }>;
   lockPending?: number;
   stderrNotice?: string;
+  /** the identity's roles for this test (role objects), instead of the shipped identity role */
+  roles?: unknown[];
 }
+
+/**
+ * The optional role that lets the fleet plane read the managed-update singletons for
+ * GET /api/access/autoupdate: beyond the spec's identity role (docs/fleet.md), for tests of that view.
+ */
+export const AUTOUPDATE_READER = {
+  kind: 'role',
+  version: 'v7',
+  metadata: { name: 'fleet-plane-autoupdate-reader' },
+  spec: { allow: { rules: [{ resources: ['autoupdate_config', 'autoupdate_version', 'autoupdate_agent_rollout'], verbs: ['list', 'read'] }] }, deny: {} },
+};
 
 /** A fresh writable copy of the fixtures (optionally from another fixtures directory). */
 export function resetFakeTctl(dir: string, fixturesDir = FIXTURES_DIR): void {

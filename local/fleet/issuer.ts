@@ -32,6 +32,10 @@ export interface MintOptions {
   /** for negative tests: sign with another key, or already expired */
   privateJwk?: JWK;
   expired?: boolean;
+  /** for negative tests: no `exp` claim at all */
+  noExpiry?: boolean;
+  /** for negative tests: `nbf` this many seconds from now */
+  notBeforeIn?: number;
 }
 
 export async function mintToken(username: string, roles: string[], opts: MintOptions = {}): Promise<string> {
@@ -39,15 +43,15 @@ export async function mintToken(username: string, roles: string[], opts: MintOpt
   const key = await importJWK(privateJwk, 'RS256');
   const now = Math.floor(Date.now() / 1000);
   const exp = opts.expired ? now - 3600 : now + (opts.ttlSeconds ?? 3600);
-  return new SignJWT({ username, roles, traits: opts.traits ?? { logins: [username], windows_logins: [username] } })
+  const jwt = new SignJWT({ username, roles, traits: opts.traits ?? { logins: [username], windows_logins: [username] } })
     .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: privateJwk.kid })
     .setIssuer(opts.issuer ?? DEV_CLUSTER)
     .setSubject(username)
     .setAudience(opts.audience ?? DEV_AUDIENCE)
     .setIssuedAt(opts.expired ? exp - 60 : now)
-    .setNotBefore(opts.expired ? exp - 60 : now)
-    .setExpirationTime(exp)
-    .sign(key);
+    .setNotBefore(opts.expired ? exp - 60 : now + (opts.notBeforeIn ?? 0));
+  if (!opts.noExpiry) jwt.setExpirationTime(opts.notBeforeIn ? Math.max(exp, now + opts.notBeforeIn + 3600) : exp);
+  return jwt.sign(key);
 }
 
 /** A key pair the fleet does not trust (negative tests). */

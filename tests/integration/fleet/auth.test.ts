@@ -81,13 +81,18 @@ describe('access-platform sign-in (JWT verified against the JWKS on every reques
     const r = await me(await mintToken('intruder', roles));
     expect(r.status).toBe(403);
     expect(r.body.code).toBe('signin_refused');
-    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'auth.forbidden', reason: 'signin_refused', actor: { ip: expect.any(String) } });
+    // the row names the user who tried (the signed token's), and his roles; never the token
+    const row = await auditRowOf(r.correlationId);
+    expect(row).toMatchObject({ event: 'auth.forbidden', reason: 'signin_refused', actor: { name: 'intruder', provider: 'access', ip: expect.any(String) }, details: { roles } });
+    expect(row.client).toBeUndefined();
   });
   it.each([
     ['expired', () => mintToken('msp-admin', ['fleet-admin'], { expired: true })],
     ['signed by another key', async () => mintToken('msp-admin', ['fleet-admin'], { privateJwk: await strangerKey() })],
     ['from another issuer', () => mintToken('msp-admin', ['fleet-admin'], { issuer: 'other-cluster' })],
     ['for another audience', () => mintToken('msp-admin', ['fleet-admin'], { audience: 'https://console.example' })],
+    ['without exp (valid forever once leaked)', () => mintToken('msp-admin', ['fleet-admin'], { noExpiry: true })],
+    ['not valid before an hour from now (nbf)', () => mintToken('msp-admin', ['fleet-admin'], { notBeforeIn: 3600 })],
     ['garbage', async () => 'not.a.jwt'],
   ])('refuses a token %s with 401', async (_n, make) => {
     const r = await me(await make());

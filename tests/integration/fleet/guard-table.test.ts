@@ -9,12 +9,15 @@ import { adminAuth, auditRowOf, call, NODE, personaHeaders, stack, tctl, type Pe
 
 const ACME_CONSOLE = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
 
-type Outcome = { status: number; code?: string; audit?: { reason: string; requiredLevel: string; client: string | null } };
+/** audit.client: the target's client (details); audit.filed: the client the row is filed under (the caller's scope) */
+type Outcome = { status: number; code?: string; audit?: { reason: string; requiredLevel: string; client: string | null; filed?: string } };
 const ok = (status = 200): Outcome => ({ status });
 const anon: Outcome = { status: 401, code: 'unauthenticated' };
-const adminOnly: Outcome = { status: 403, code: 'admin_required', audit: { reason: 'admin_required', requiredLevel: 'admin', client: null } };
-const hidden = (level: string): Outcome => ({ status: 404, code: 'not_found', audit: { reason: 'out_of_scope', requiredLevel: level, client: 'acme' } });
-const tooLow = (level: string): Outcome => ({ status: 403, code: 'insufficient_level', audit: { reason: 'insufficient_level', requiredLevel: level, client: 'acme' } });
+// filed under the caller's scope: his one client (alice: acme, carol: initech), none for bob (two clients)
+const adminOnly = (filed?: string): Outcome => ({ status: 403, code: 'admin_required', audit: { reason: 'admin_required', requiredLevel: 'admin', client: null, filed } });
+// tech-carol's only client is initech: her probe of acme is filed under initech, never under acme
+const hidden = (level: string): Outcome => ({ status: 404, code: 'not_found', audit: { reason: 'out_of_scope', requiredLevel: level, client: 'acme', filed: 'initech' } });
+const tooLow = (level: string): Outcome => ({ status: 403, code: 'insufficient_level', audit: { reason: 'insufficient_level', requiredLevel: level, client: 'acme', filed: 'acme' } });
 
 interface Row {
   route: string; // "METHOD /template" as the route declares it
@@ -26,7 +29,7 @@ interface Row {
 }
 
 const signedIn = { operator: ok(), viewer: ok(), outsider: ok(), anonymous: anon };
-const adminRoute = { operator: adminOnly, viewer: adminOnly, outsider: adminOnly, anonymous: anon };
+const adminRoute = { operator: adminOnly('acme'), viewer: adminOnly(), outsider: adminOnly('initech'), anonymous: anon };
 
 const TABLE: Row[] = [
   { route: 'GET /health/live', path: '/health/live', expect: { operator: ok(), viewer: ok(), outsider: ok(), anonymous: ok() }, admin: { status: 200 } },
@@ -87,7 +90,7 @@ describe.each(['anonymous', 'outsider', 'viewer', 'operator'] as const)('as %s',
     if (expected.audit) {
       expect(row_).toMatchObject({ event: 'auth.forbidden', outcome: 'denied', reason: expected.audit.reason, details: { route: row.route, requiredLevel: expected.audit.requiredLevel, client: expected.audit.client } });
       expect(row_.actor.name).toBe({ operator: 'tech-alice', viewer: 'tech-bob', outsider: 'tech-carol' }[persona as 'operator']);
-      if (expected.audit.client) expect(row_.client).toBe(expected.audit.client);
+      expect(row_.client).toBe(expected.audit.filed);
     }
     if (expected.status >= 400) {
       if (!expected.audit) expect(row_).toBeUndefined(); // anonymous calls are not audited (docs/decisions-fleet.md)

@@ -1,4 +1,6 @@
-import { adminAuth, auditRowOf, call, NODE, personaHeaders, tctl } from './support';
+import { identityRole } from '../../../lib/fleet/identity-role';
+import { AUTOUPDATE_READER } from '../../../local/fleet/fake-tctl';
+import { adminAuth, auditRowOf, auditRowsOf, call, NODE, personaHeaders, tctl } from './support';
 
 // Proxies through the fake cluster CLI: statuses, scope, lock/unlock and their audit rows, CLI
 // failures, the inventory CSV.
@@ -141,11 +143,17 @@ describe('GET /api/nodes/inventory', () => {
     expect(lines).toHaveLength(1 + 8 + 1 + 1);
     for (const v of evil) expect(r.text).toContain(`'${v}`);
     expect(r.text).not.toMatch(/(^|,)[=+\-@]/m);
-    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'nodes.export', outcome: 'success', details: { lines: 10, proxies: 3, clients: ['acme', 'globex'] } });
+    // filed under each client it covers, with that client's lines (an export of several clients used to be filed under none)
+    expect(await auditRowsOf(r.correlationId)).toEqual([
+      expect.objectContaining({ event: 'nodes.export', outcome: 'success', client: 'acme', actor: expect.objectContaining({ name: 'tech-bob' }), details: expect.objectContaining({ lines: 9, proxies: 2 }) }),
+      expect.objectContaining({ event: 'nodes.export', outcome: 'success', client: 'globex', details: expect.objectContaining({ lines: 1, proxies: 1 }) }),
+    ]);
   });
   it('gives a proxy without desktops one line', async () => {
-    const r = await call('GET', '/api/nodes/inventory?all=1&kind=ssh', await adminAuth());
-    expect(r.text.trimEnd().split('\r\n').slice(1)).toEqual([expect.stringMatching(/^,,5e8d2c14-a3f7-4b96-b0e2-7c91d45f6a38,lab-agent01,ssh,18.4.2,unreachable,,false,,,$/)]);
+    const r = await call('GET', '/api/nodes/inventory?all=1&kind=auth', await adminAuth());
+    expect(r.text.trimEnd().split('\r\n').slice(1)).toEqual([expect.stringMatching(/^,,0b6f3a9d-1e24-4c75-8d0f-92a6e3b4c5d7,teleport-main,auth,18.4.2,online,[^,]+,false,,,$/)]);
+    expect(await auditRowsOf(r.correlationId)).toEqual([expect.objectContaining({ event: 'nodes.export', details: expect.objectContaining({ lines: 1, proxies: 1 }) })]);
+    expect((await auditRowOf(r.correlationId)).client).toBeUndefined();
   });
 });
 
@@ -155,9 +163,10 @@ describe('access views', () => {
     expect(r.body.gateways.map((g: any) => g.hostname)).toEqual(['acme-gw01', 'acme-gw02', 'globex-gw01']);
   });
   it('reads the auto-update rollout; a missing resource is a warning', async () => {
+    tctl.control({ roles: [identityRole(), AUTOUPDATE_READER] }); // beyond the spec's identity role
     const r = await call('GET', '/api/access/autoupdate', await as('viewer'));
     expect(r.body).toMatchObject({ mode: 'enabled', targetVersion: '18.4.2', warnings: [] });
-    tctl.control({ fail: [{ match: 'get autoupdate_version', error: 'missing' }] });
+    tctl.control({ roles: [identityRole(), AUTOUPDATE_READER], fail: [{ match: 'get autoupdate_version', error: 'missing' }] });
     const w = await call('GET', '/api/access/autoupdate', await as('viewer'));
     expect(w.status).toBe(200);
     expect(w.body.warnings).toEqual([{ code: 'resource_missing', resource: 'autoupdate_version' }]);

@@ -79,7 +79,8 @@ describe('consoles', () => {
   it('refuses moving a console to a client the operator does not operate (403 client_scope)', async () => {
     const r = await call('PUT', `/api/consoles/${ACME_CONSOLE}`, { ...(await personaHeaders('operator')), body: { clientCode: 'globex' } });
     expect([r.status, r.body.code]).toEqual([403, 'client_scope']);
-    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'auth.forbidden', reason: 'client_scope', client: 'globex', details: { requiredLevel: 'operator' } });
+    // filed under the caller's scope (acme), naming the target in the details: globex's viewers never see the probe
+    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'auth.forbidden', reason: 'client_scope', client: 'acme', details: { requiredLevel: 'operator', client: 'globex' } });
     expect((await call('GET', `/api/consoles/${ACME_CONSOLE}`, await adminAuth())).body.clientCode).toBe('acme');
   });
   it("filters ?clientCode= by scope (another client's code lists nothing)", async () => {

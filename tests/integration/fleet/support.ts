@@ -111,6 +111,11 @@ export async function auditRowOf(correlationId: string): Promise<any | undefined
   return (await auditRows(100)).find((r) => r.correlationId === correlationId);
 }
 
+/** Every row of one request (an action covering several clients is filed under each), oldest first. */
+export async function auditRowsOf(correlationId: string): Promise<any[]> {
+  return (await auditRows(200)).filter((r) => r.correlationId === correlationId).reverse();
+}
+
 export const tctl = {
   reset: () => {
     resetFakeTctl(stack.tctlDir);

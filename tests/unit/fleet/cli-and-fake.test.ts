@@ -5,7 +5,8 @@ import { classifyCliFailure, ClusterCliError, getInventory, getResources, parseJ
 import { readAutoUpdate } from '../../../lib/fleet/autoupdate';
 import { lockBodySchema, lockNode, unlockNode } from '../../../lib/fleet/locks';
 import { buildProxies, readSnapshot } from '../../../lib/fleet/nodes';
-import { commandOf, FAKE_TCTL_PATH, fakeTctlEnv, readCommandLog, resetFakeTctl, setFakeTctlControl } from '../../../local/fleet/fake-tctl';
+import { identityRole } from '../../../lib/fleet/identity-role';
+import { AUTOUPDATE_READER, commandOf, FAKE_TCTL_PATH, fakeTctlEnv, readCommandLog, resetFakeTctl, setFakeTctlControl } from '../../../local/fleet/fake-tctl';
 
 // The adapter against the fake tctl process (real argv, stdout/stderr, exit codes).
 let dir: string;
@@ -22,7 +23,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   process.env = { ...saved };
-  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const commands = () => readCommandLog(logFile).map(commandOf);
@@ -50,16 +51,16 @@ describe('reads through the fake tctl', () => {
     expect(snap.desktops).toHaveLength(4);
     const log = readCommandLog(logFile);
     expect(log.every((c) => c.argv[0] === '--auth-server=teleport.msp.test:443' && c.argv[1] === '-i' && c.argv[2] === '/var/lib/fleet/identity')).toBe(true);
+    // only what the identity role grants: no node read (it has no node rule nor node_labels)
     expect(commands().map((c) => c.join(' ')).sort()).toEqual([
       'get locks --format=json',
-      'get nodes --format=json',
       'get windows_desktop --format=json',
       'get windows_desktop_service --format=json',
       'inventory ls --format=json',
     ]);
     // timestamps follow the clock: the scenario's statuses hold at any date
     const p = new Map(buildProxies(snap).proxies.map((x) => [x.hostname, x.status]));
-    expect(Object.fromEntries(p)).toEqual({ 'teleport-main': 'online', 'acme-gw01': 'online', 'acme-gw02': 'locked', 'globex-gw01': 'online', 'globex-gw02': 'unreachable', 'lab-agent01': 'unreachable' });
+    expect(Object.fromEntries(p)).toEqual({ 'teleport-main': 'online', 'acme-gw01': 'online', 'acme-gw02': 'locked', 'globex-gw01': 'online', 'globex-gw02': 'unreachable' });
   });
   it('treats stderr with exit code 0 as cluster alerts, not as a failure', async () => {
     setFakeTctlControl(dir, { stderrNotice: 'Cluster alert: upgrade soon' });
@@ -72,16 +73,16 @@ describe('reads through the fake tctl', () => {
     ['garbage', 'access_unavailable'],
   ] as const)('maps the %s failure mode to %s (502)', async (error, code) => {
     setFakeTctlControl(dir, { fail: [{ match: '*', error }] });
-    await expect(getResources(cli, 'nodes')).rejects.toMatchObject({ status: 502, code });
+    await expect(getResources(cli, 'locks')).rejects.toMatchObject({ status: 502, code });
   });
   it('gives up after its timeout with access_unavailable', async () => {
     setFakeTctlControl(dir, { fail: [{ match: '*', error: 'timeout' }] });
     const slow = new Tctl({ TCTL_PATH: FAKE_TCTL_PATH, TCTL_TIMEOUT_MS: 1000, ACCESS_AUTH_SERVER: undefined, ACCESS_IDENTITY_FILE: undefined, ACCESS_MACHINE_ID_IDENTITY: undefined });
-    await expect(getResources(slow, 'nodes')).rejects.toMatchObject({ code: 'access_unavailable' });
+    await expect(getResources(slow, 'locks')).rejects.toMatchObject({ code: 'access_unavailable' });
   });
   it('reports Machine ID without its identity file as expired credentials, without running tctl', async () => {
     const bot = new Tctl({ TCTL_PATH: FAKE_TCTL_PATH, TCTL_TIMEOUT_MS: 1000, ACCESS_AUTH_SERVER: 'x:443', ACCESS_IDENTITY_FILE: undefined, ACCESS_MACHINE_ID_IDENTITY: path.join(dir, 'missing') });
-    await expect(getResources(bot, 'nodes')).rejects.toMatchObject({ code: 'access_credentials_expired' });
+    await expect(getResources(bot, 'locks')).rejects.toMatchObject({ code: 'access_credentials_expired' });
     expect(commands()).toEqual([]);
   });
   it('shows the real error of the plural desktop kind', async () => {
@@ -132,6 +133,8 @@ describe('locks through the fake tctl', () => {
 });
 
 describe('auto-update', () => {
+  // the spec's identity role grants no autoupdate_* read: these tests add the optional reader role
+  beforeEach(() => setFakeTctlControl(dir, { roles: [identityRole(), AUTOUPDATE_READER] }));
   it('reads the three singletons', async () => {
     const a = await readAutoUpdate(cli, () => true);
     expect(a).toMatchObject({ mode: 'enabled', targetVersion: '18.4.2', strategy: 'halt-on-failure', warnings: [] });
@@ -147,7 +150,7 @@ describe('auto-update', () => {
     expect(a.targetVersion).toBe('18.4.2');
   });
   it('still fails on credentials', async () => {
-    setFakeTctlControl(dir, { fail: [{ match: 'get autoupdate_version', error: 'expired' }] });
+    setFakeTctlControl(dir, { roles: [identityRole(), AUTOUPDATE_READER], fail: [{ match: 'get autoupdate_version', error: 'expired' }] });
     await expect(readAutoUpdate(cli, () => true)).rejects.toMatchObject({ code: 'access_credentials_expired' });
   });
 });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildProxies, kindOf, networkStatus, versionState, type ClusterSnapshot } from '../../../lib/fleet/nodes';
+import { buildProxies, kindOf, networkStatus, proxiesInScope, versionState, type ClusterSnapshot } from '../../../lib/fleet/nodes';
 import { listNodes, connectUrl } from '../../../lib/fleet/node-list';
 import { lockRefusal } from '../../../lib/fleet/locks';
 
@@ -10,7 +10,6 @@ const read = (f: string) => JSON.parse(fs.readFileSync(path.join(FIX, f), 'utf8'
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const snap: ClusterSnapshot = {
   instances: read('inventory_ls.json'),
-  nodes: read('nodes.json'),
   desktopServices: read('windows_desktop_service.json'),
   desktops: read('windows_desktops.json'),
   locks: read('locks.json'),
@@ -20,14 +19,15 @@ const byHost = () => new Map(buildProxies(snap, NOW).proxies.map((p) => [p.hostn
 describe('proxies from the cluster CLI fixtures', () => {
   it('gives each agent the status of the scenario table', () => {
     const p = byHost();
-    expect([...p.keys()].sort()).toEqual(['acme-gw01', 'acme-gw02', 'globex-gw01', 'globex-gw02', 'lab-agent01', 'teleport-main']);
+    // lab-agent01 has only a node record: the identity role reads no nodes, so it is not listed
+    expect([...p.keys()].sort()).toEqual(['acme-gw01', 'acme-gw02', 'globex-gw01', 'globex-gw02', 'teleport-main']);
     expect(p.get('teleport-main')).toMatchObject({ status: 'online', kind: 'auth', clientCode: null, locked: false }); // future date = recent
     expect(p.get('acme-gw01')).toMatchObject({ status: 'online', clientCode: 'acme', locked: false, windowsServers: 2 }); // its lock expired
     expect(p.get('acme-gw02')).toMatchObject({ status: 'locked', networkStatus: 'slow', clientCode: 'acme', updateNeeded: true, windowsServers: 1 });
     expect(p.get('acme-gw02')!.locks.map((l) => l.name).sort()).toEqual(['7d3e1b5a-9c42-4f08-b6d1-25e8a0c94f17', 'acme-gw02-decommission']);
     expect(p.get('globex-gw01')).toMatchObject({ status: 'online', clientCode: 'globex', updateNeeded: true, incompatible: false, kind: 'gateway' });
     expect(p.get('globex-gw02')).toMatchObject({ status: 'unreachable', kind: 'gateway', updateNeeded: true, incompatible: true });
-    expect(p.get('lab-agent01')).toMatchObject({ status: 'unreachable', kind: 'ssh', lastSeen: null, clientCode: null });
+    expect(p.get('globex-gw02')).toMatchObject({ clientCode: null, clientCodes: [], windowsServers: 0 }); // no heartbeat, no desktop: no client
   });
   it('takes the cluster version from the Auth service and ignores user locks', () => {
     const { clusterVersion, proxies } = buildProxies(snap, NOW);
@@ -36,13 +36,13 @@ describe('proxies from the cluster CLI fixtures', () => {
   });
   it('skips malformed items instead of failing (the CLI JSON faces the outside)', () => {
     const junk: unknown[] = [null, 1, 'x', [], {}, { metadata: 'x' }, { metadata: { name: 5 } }, { metadata: { name: 'a' }, spec: null }, { metadata: { name: 'b' }, spec: { services: 'Node', last_seen: 7 } }];
-    const { proxies } = buildProxies({ instances: junk, nodes: junk, desktopServices: junk, desktops: junk, locks: junk }, NOW);
+    const { proxies } = buildProxies({ instances: junk, desktopServices: junk, desktops: junk, locks: junk }, NOW);
     expect(proxies.map((p) => p.id)).toEqual(['b']);
     expect(proxies[0].status).toBe('unreachable');
   });
   it('ignores a lock whose expiry cannot be read rather than locking forever', () => {
     const locks = [{ metadata: { name: 'l' }, spec: { target: { server_id: 'n' }, expires: 'soon' } }];
-    const { proxies } = buildProxies({ instances: [{ metadata: { name: 'n' }, spec: { services: ['Node'] } }], nodes: [], desktopServices: [], desktops: [], locks }, NOW);
+    const { proxies } = buildProxies({ instances: [{ metadata: { name: 'n' }, spec: { services: ['Node'] } }], desktopServices: [], desktops: [], locks }, NOW);
     expect(proxies[0].locked).toBe(false);
   });
 });
@@ -97,15 +97,14 @@ describe('kinds and lock refusals', () => {
 describe('the proxies table', () => {
   const { proxies } = buildProxies(snap, NOW);
   const names = new Map([['acme', 'Acme Industries'], ['globex', 'Globex SA']]);
-  const all = () => true;
-  it('shows client proxies only unless all nodes are asked, and counts what it can show', () => {
-    const out = listNodes(proxies, { all: false }, all, names);
+    it('shows client proxies only unless all nodes are asked, and counts what it can show', () => {
+    const out = listNodes(proxies, { all: false }, names);
     expect(out.nodes.map((n) => n.hostname)).toEqual(['acme-gw01', 'acme-gw02', 'globex-gw01', 'globex-gw02']);
     expect(out.summary).toEqual({ total: 4, online: 2, slow: 0, unreachable: 1, locked: 1, outdated: 3 });
-    expect(listNodes(proxies, { all: true }, all, names).summary.total).toBe(6);
+    expect(listNodes(proxies, { all: true }, names).summary.total).toBe(5);
   });
   it('never counts a row out of scope', () => {
-    const out = listNodes(proxies, { all: true }, (p) => p.clientCode === 'globex', names);
+    const out = listNodes(proxiesInScope(proxies, new Set(['globex'])), { all: true }, names);
     expect(out.nodes.map((n) => n.hostname)).toEqual(['globex-gw01']);
     expect(out.summary.total).toBe(1);
   });
@@ -115,22 +114,22 @@ describe('the proxies table', () => {
     ['locked', ['acme-gw02']],
     ['outdated', ['acme-gw02', 'globex-gw01', 'globex-gw02']],
   ] as const)('?status=%s', (status, hosts) => {
-    const out = listNodes(proxies, { all: false, status }, all, names);
+    const out = listNodes(proxies, { all: false, status }, names);
     expect(out.nodes.map((n) => n.hostname)).toEqual(hosts);
     expect(out.summary.total).toBe(4); // the cards keep describing the table, not the filter
   });
   it('searches client name, code or host name, and filters kinds', () => {
-    expect(listNodes(proxies, { all: false, q: 'globex sa' }, all, names).nodes.map((n) => n.hostname)).toEqual(['globex-gw01']);
-    expect(listNodes(proxies, { all: false, q: 'ACME' }, all, names).nodes).toHaveLength(2);
-    expect(listNodes(proxies, { all: true, q: 'lab-' }, all, names).nodes.map((n) => n.hostname)).toEqual(['lab-agent01']);
-    expect(listNodes(proxies, { all: true, kind: 'auth' }, all, names).nodes.map((n) => n.hostname)).toEqual(['teleport-main']);
+    expect(listNodes(proxies, { all: false, q: 'globex sa' }, names).nodes.map((n) => n.hostname)).toEqual(['globex-gw01']);
+    expect(listNodes(proxies, { all: false, q: 'ACME' }, names).nodes).toHaveLength(2);
+    expect(listNodes(proxies, { all: true, q: 'teleport-' }, names).nodes.map((n) => n.hostname)).toEqual(['teleport-main']);
+    expect(listNodes(proxies, { all: true, kind: 'auth' }, names).nodes.map((n) => n.hostname)).toEqual(['teleport-main']);
   });
   it('sorts and groups', () => {
-    expect(listNodes(proxies, { all: false, sort: 'desktops', dir: 'desc' }, all, names).nodes[0].hostname).toBe('acme-gw01');
-    expect(listNodes(proxies, { all: false, sort: 'version', dir: 'asc' }, all, names).nodes[0].hostname).toBe('globex-gw02');
-    expect(listNodes(proxies, { all: false, sort: 'status' }, all, names).nodes.map((n) => n.status)).toEqual(['online', 'online', 'unreachable', 'locked']);
-    const g = listNodes(proxies, { all: true, group: 'client' }, all, names).groups!;
-    expect(g.map((x) => [x.clientCode, x.count])).toEqual([['acme', 2], ['globex', 1], [null, 3]]);
+    expect(listNodes(proxies, { all: false, sort: 'desktops', dir: 'desc' }, names).nodes[0].hostname).toBe('acme-gw01');
+    expect(listNodes(proxies, { all: false, sort: 'version', dir: 'asc' }, names).nodes[0].hostname).toBe('globex-gw02');
+    expect(listNodes(proxies, { all: false, sort: 'status' }, names).nodes.map((n) => n.status)).toEqual(['online', 'online', 'unreachable', 'locked']);
+    const g = listNodes(proxies, { all: true, group: 'client' }, names).groups!;
+    expect(g.map((x) => [x.clientCode, x.count])).toEqual([['acme', 2], ['globex', 1], [null, 2]]);
   });
 });
 

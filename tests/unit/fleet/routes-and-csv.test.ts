@@ -37,13 +37,13 @@ describe('inventory CSV', () => {
     expect(csvCell(null)).toBe('');
   });
   it('writes one line per desktop and one for a proxy without desktops', () => {
-    const row = (id: string) => ({ id, hostname: id, kind: 'gateway' as const, clientCode: 'acme', clientName: 'Acme', version: '18.4.2', lastSeen: null, status: 'online' as const, networkStatus: 'online' as const, locked: false, updateNeeded: false, incompatible: false, windowsServers: 0 });
+    const row = (id: string) => ({ id, hostname: id, kind: 'gateway' as const, clientCode: 'acme', clientName: 'Acme', clientCodes: ['acme'], shared: false, version: '18.4.2', lastSeen: null, status: 'online' as const, networkStatus: 'online' as const, locked: false, updateNeeded: false, incompatible: false, windowsServers: 0 });
     const desk = (name: string) => ({ name, addr: '10.0.0.1:3389', domain: 'acme.local', nonAd: false, clientCode: 'acme' });
     const byId = new Map<string, any>([
       ['a', { desktops: [desk('=evil'), desk('b')] }],
       ['c', { desktops: [] }],
     ]);
-    const { csv, lines } = inventoryCsv([row('a'), row('c')], byId);
+    const { csv, lines } = inventoryCsv([row('a'), row('c')], byId, new Map([['acme', 'Acme']]));
     expect(lines).toBe(3);
     const out = csv.trimEnd().split('\r\n');
     expect(out[0]).toBe('client_code,client_name,proxy_id,proxy_hostname,proxy_kind,proxy_version,proxy_status,proxy_last_seen,proxy_locked,desktop_name,desktop_addr,desktop_domain');
