@@ -23,6 +23,8 @@ export interface PoolOptions {
   probeIntervalMs: number;
   pageSize: number;
   searchMaxResults: number;
+  /** a kept read connection unused this long is closed (default 15 s) */
+  keepIdleMs?: number;
   now?: () => number;
 }
 
@@ -49,8 +51,16 @@ class DirectoryNoAnswer extends Error {
   }
 }
 
-// a kept read connection older than this (idle) is closed rather than reused
+// a kept read connection idle this long is closed rather than reused
 const KEEP_IDLE_MS = 15_000;
+
+interface KeptConnection {
+  client: Client;
+  dc: DcEndpoint;
+  lastUsed: number;
+  /** runs using it now: never closed as idle under them */
+  inUse: number;
+}
 
 // Server-side conditions that mean "this DC cannot serve now" rather than "this request is wrong".
 const DC_FAULT_CODES = new Set([51 /* busy */, 52 /* unavailable */, 80 /* other */]);
@@ -229,8 +239,9 @@ export class DirectoryPool {
         if (tried.size >= this.dcs.length) throw new ApiError(503, 'directory_unavailable');
       } finally {
         if (kept) {
-          if (keep) kept.lastUsed = Date.now();
-          else this.dropKept(key, kept);
+          kept.inUse--;
+          kept.lastUsed = Date.now();
+          if (!keep) this.dropKept(key, kept);
         } else if (keep) this.keep(key, client, dc);
         else await client.unbind().catch(() => undefined);
       }
@@ -253,7 +264,10 @@ export class DirectoryPool {
     }
   }
 
-  private readonly kept = new Map<string, { client: Client; dc: DcEndpoint; lastUsed: number }>();
+  private readonly kept = new Map<string, KeptConnection>();
+  private get keepIdleMs() {
+    return this.opts.keepIdleMs ?? KEEP_IDLE_MS;
+  }
 
   /**
    * A kept connection, if it is recent, still open (ldapts would otherwise reopen it unbound, i.e.
@@ -262,14 +276,15 @@ export class DirectoryPool {
   private keptConnection(key: string) {
     const k = this.kept.get(key);
     if (!k) return undefined;
-    if (Date.now() - k.lastUsed > KEEP_IDLE_MS || !k.client.isConnected || this.firstInOrder()?.name !== k.dc.name) {
+    if ((k.inUse === 0 && Date.now() - k.lastUsed > this.keepIdleMs) || !k.client.isConnected || this.firstInOrder()?.name !== k.dc.name) {
       this.dropKept(key, k);
       return undefined;
     }
+    k.inUse++;
     return k;
   }
 
-  private dropKept(key: string, k: { client: Client }) {
+  private dropKept(key: string, k: KeptConnection) {
     if (this.kept.get(key) === k) this.kept.delete(key);
     void k.client.unbind().catch(() => undefined);
   }
@@ -279,20 +294,21 @@ export class DirectoryPool {
       void client.unbind().catch(() => undefined); // a parallel read kept one already
       return;
     }
-    const entry = { client, dc, lastUsed: Date.now() };
+    const entry: KeptConnection = { client, dc, lastUsed: Date.now(), inUse: 0 };
     this.kept.set(key, entry);
-    // close it once idle: a kept socket must not hold a process (or a test run) open
+    // close it once idle: a kept socket must not hold a process (or a test run) open; never under
+    // a run still waiting on it (that run would see a closed connection, not a silent DC)
     const closeWhenIdle = () => {
       if (this.kept.get(key) !== entry) return;
-      const idle = Date.now() - entry.lastUsed;
-      if (idle < KEEP_IDLE_MS) {
-        setTimeout(closeWhenIdle, KEEP_IDLE_MS - idle + 10).unref();
+      const idle = entry.inUse > 0 ? 0 : Date.now() - entry.lastUsed;
+      if (idle < this.keepIdleMs) {
+        setTimeout(closeWhenIdle, this.keepIdleMs - idle + 10).unref();
         return;
       }
       this.kept.delete(key);
       void client.unbind().catch(() => undefined);
     };
-    setTimeout(closeWhenIdle, KEEP_IDLE_MS + 10).unref();
+    setTimeout(closeWhenIdle, this.keepIdleMs + 10).unref();
   }
 
   /** The DC a new connection would try first, without claiming a retry. */

@@ -177,6 +177,18 @@ describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect
     expect(all.ms).toBeLessThan(CONNECT_MS + 250);
   });
 
+  it('a read waiting on a frozen kept connection when its idle time runs out (idle closer at ~300 ms into the read) still costs one connect timeout, not a closed connection and then a connect to the frozen DC', async () => {
+    const connectMs = 600;
+    const p = pool({ connectTimeoutMs: connectMs, keepIdleMs: 800 });
+    expect(await readOn(p)).toBe('dcA');
+    await new Promise((r) => setTimeout(r, 500));
+    a.frozen = true;
+    const r = await timed(() => readOn(p));
+    expect(r.value).toBe('dcB');
+    expect(r.ms).toBeLessThan(connectMs + 200);
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+  });
+
   it('a credential check (own connection) against a frozen first DC answers from the next DC within the connect timeout', async () => {
     const p = pool();
     a.frozen = true;
