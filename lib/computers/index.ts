@@ -84,10 +84,10 @@ export async function searchComputers(ctx: DecisionContext, actor: Actor, query:
   const grants = (await ctx.grants(actor.rights)).filter((g) => g.permissions.has('computers.read'));
   let bases = [...new Set(grants.flatMap((g) => g.scopeDns))];
   if (ou) {
-    const ouDn = isGuid(ou) ? await ctx.dir.dnOfGuid(ou) : ou;
-    // the filter narrows the scope; it never widens it
-    bases = ouDn ? bases.filter((b) => b.toLowerCase() === ouDn.toLowerCase() || isBelow(ouDn, b)).map(() => ouDn) : [];
-    bases = [...new Set(bases)];
+    // the filter narrows the scope, never widens it; an unknown, malformed or out-of-scope OU
+    // answers like an empty one in scope (docs/decisions.md, the `ou` filter)
+    const ouDn = await ctx.dir.filterOuDn(ou);
+    bases = ouDn && bases.some((b) => b.toLowerCase() === ouDn.toLowerCase() || isBelow(ouDn, b)) ? [ouDn] : [];
   }
   bases = bases.filter((b) => !bases.some((o) => o !== b && isBelow(b, o)));
   const cfg = ctx.rt.config.Directory;

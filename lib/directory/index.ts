@@ -1,4 +1,4 @@
-import type { Entry } from 'ldapts';
+import { ResultCodeError, type Entry } from 'ldapts';
 import { ApiError } from '../errors';
 import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
 import { DirectoryPool, type DirectoryCredentials } from './pool';
@@ -107,6 +107,34 @@ export class Directory {
       throw new ApiError(400, 'ou_not_below_domain_root', { ou: dnOrGuid });
     }
     return { dn: ou.dn, guid: guidFromBuffer(buf(ou.objectGUID)!) };
+  }
+
+  /**
+   * The OU a list filter names (`?ou=`, a DN in any spelling or a GUID), at the DN the directory
+   * writes; undefined when no organizationalUnit answers to it: unknown, malformed (invalid DN
+   * syntax) or another kind of object. The caller answers all of these like an out-of-scope OU.
+   */
+  async filterOuDn(ref: string): Promise<string | undefined> {
+    const byGuid = isGuid(ref);
+    let entries: Entry[];
+    try {
+      entries = (
+        await this.pool.search(await this.readCreds(), byGuid ? this.baseDn : ref, {
+          scope: byGuid ? 'sub' : 'base',
+          filter: byGuid ? guidEqualityFilter(ref) : '(objectClass=organizationalUnit)',
+          attributes: ['objectClass'],
+          max: 1,
+        })
+      ).entries;
+    } catch (e) {
+      // the directory refused this base (noSuchObject, invalidDNSyntax, a referral...): no such OU;
+      // a DC that cannot answer is the pool's (503), never "no such OU"
+      if (e instanceof ResultCodeError) return undefined;
+      throw e;
+    }
+    const e = entries[0];
+    const classes = ([] as string[]).concat((e?.objectClass as string[] | undefined) ?? []).map((c) => c.toLowerCase());
+    return e && classes.includes('organizationalunit') ? e.dn : undefined;
   }
 
   /** Resolve a group by DN: its GUID and SID (protected groups, operator assignments). */

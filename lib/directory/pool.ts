@@ -15,12 +15,16 @@ export interface DirectoryCredentials {
 }
 export interface PoolOptions {
   caPem: string;
+  /** TCP + TLS connect, and the answer to any one LDAP message (a DC silent that long is unresponsive) */
   connectTimeoutMs: number;
+  /** one directory operation on one DC (every message of one `run` there) */
   operationTimeoutMs: number;
   cooldownMs: number;
   probeIntervalMs: number;
   pageSize: number;
   searchMaxResults: number;
+  /** a kept read connection unused this long is closed (default 15 s) */
+  keepIdleMs?: number;
   now?: () => number;
 }
 
@@ -39,14 +43,34 @@ export class DirectoryInvalidCredentials extends Error {
   }
 }
 
-// Server-side conditions that mean "this DC cannot serve now" rather than "this request is wrong".
-// a kept read connection older than this (idle) is closed rather than reused
+/** A DC left a message (or the whole operation) unanswered: frozen, overloaded or cut off. */
+class DirectoryNoAnswer extends Error {
+  constructor(what: string) {
+    super(`${what}: no answer in time`);
+    this.name = 'DirectoryNoAnswer';
+  }
+}
+
+// a kept read connection idle this long is closed rather than reused
 const KEEP_IDLE_MS = 15_000;
 
+interface KeptConnection {
+  client: Client;
+  dc: DcEndpoint;
+  lastUsed: number;
+  /** runs using it now: never closed as idle under them */
+  inUse: number;
+}
+
+// Server-side conditions that mean "this DC cannot serve now" rather than "this request is wrong".
 const DC_FAULT_CODES = new Set([51 /* busy */, 52 /* unavailable */, 80 /* other */]);
 
 const isConnectionError = (e: unknown) =>
   !(e instanceof ResultCodeError) || DC_FAULT_CODES.has((e as ResultCodeError).code);
+
+// ldapts 8: "Connection timeout" (TCP/TLS connect), "<Request>: Operation timed out" (client `timeout`)
+const isUnanswered = (e: unknown) =>
+  e instanceof DirectoryNoAnswer || (e instanceof Error && /Operation timed out|^Connection timeout$/.test(e.message));
 
 export interface SearchPage {
   entries: Entry[];
@@ -59,7 +83,11 @@ export interface SearchPage {
  *   request retries it (a success restores its place);
  * - a wrong password never fails over;
  * - failover happens only when a connection is opened: a read that loses its connection is
- *   re-run on a new connection, a change that was sent is never replayed (unknown outcome).
+ *   re-run on a new connection, a change that was sent is never replayed (unknown outcome);
+ * - a DC that does not answer (connect, or any one LDAP message) within the connect timeout is
+ *   failed like one whose connection breaks, so a frozen DC (TCP accepted, no answers) costs one
+ *   request at most the connect timeout, then sits in cooldown; one operation (all its messages)
+ *   is bounded by the operation timeout.
  * Per-instance state here is a cache that may be lost (a new instance starts in configured order).
  */
 export class DirectoryPool {
@@ -125,7 +153,9 @@ export class DirectoryPool {
     return new Client({
       url: dc.url,
       connectTimeout: this.opts.connectTimeoutMs,
-      timeout: this.opts.operationTimeoutMs,
+      // every message (bind, each search page, modify, unbind): a DC that stays silent this long is
+      // treated as down; this bounds what a frozen DC costs (the whole operation: withinBudget)
+      timeout: this.opts.connectTimeoutMs,
       // the configured CA is the only trust anchor; the host name (or IP SAN) is verified by TLS
       tlsOptions: { ca: [this.opts.caPem], minVersion: 'TLSv1.2', rejectUnauthorized: true },
     });
@@ -169,7 +199,8 @@ export class DirectoryPool {
 
   /**
    * Run `fn` on a bound connection. `kind: 'read'` may be re-run on a new connection (to another DC)
-   * when the connection breaks; `kind: 'write'` never is: the outcome is then reported unknown.
+   * when the connection breaks or the DC stops answering; `kind: 'write'` never is: the outcome is
+   * then reported unknown. Each try on a DC is bounded by the operation timeout.
    */
   async run<T>(
     creds: DirectoryCredentials,
@@ -187,7 +218,7 @@ export class DirectoryPool {
       const { client, dc } = kept ?? (await this.connect(creds, tried));
       let keep = false;
       try {
-        const result = await fn(client, dc);
+        const result = await this.withinBudget(client, () => fn(client, dc));
         this.markOk(dc);
         keep = reuse;
         return result;
@@ -196,39 +227,66 @@ export class DirectoryPool {
           keep = reuse;
           throw e;
         }
-        if (kept) {
-          // a kept connection that went stale (idle, frozen instance): open a new one; the DC is not at fault
-          this.kept.delete(key);
-          continue;
-        }
+        // a kept connection closed under us (idle, server restart, thawed instance): open a new
+        // one, the DC is not at fault; a kept connection left unanswered is the DC's fault
+        if (kept && !isUnanswered(e)) continue;
         this.markFailed(dc, e);
         if (kind === 'write') {
-          logger.error('directory change sent and connection lost: outcome unknown', { dc: dc.name });
+          logger.error('directory change sent and no answer: outcome unknown', { dc: dc.name });
           throw new ApiError(502, 'directory_outcome_unknown', { dc: dc.name });
         }
         tried.add(dc.name);
         if (tried.size >= this.dcs.length) throw new ApiError(503, 'directory_unavailable');
       } finally {
-        if (keep && !kept) this.keep(key, client, dc);
-        else if (keep && kept) kept.lastUsed = this.now();
-        else if (!kept) await client.unbind().catch(() => undefined);
-        else await kept.client.unbind().catch(() => undefined);
+        if (kept) {
+          kept.inUse--;
+          kept.lastUsed = Date.now();
+          if (!keep) this.dropKept(key, kept);
+        } else if (keep) this.keep(key, client, dc);
+        else await client.unbind().catch(() => undefined);
       }
     }
   }
 
-  private readonly kept = new Map<string, { client: Client; dc: DcEndpoint; lastUsed: number }>();
+  /** `op` on `client`, abandoned (connection closed, DirectoryNoAnswer) after the operation timeout. */
+  private async withinBudget<T>(client: Client, op: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void client.unbind().catch(() => undefined);
+        reject(new DirectoryNoAnswer('directory operation'));
+      }, this.opts.operationTimeoutMs);
+    });
+    try {
+      return await Promise.race([op(), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
-  /** A kept connection, if it is recent and still on the DC a new connection would go to first. */
+  private readonly kept = new Map<string, KeptConnection>();
+  private get keepIdleMs() {
+    return this.opts.keepIdleMs ?? KEEP_IDLE_MS;
+  }
+
+  /**
+   * A kept connection, if it is recent, still open (ldapts would otherwise reopen it unbound, i.e.
+   * anonymous) and still on the DC a new connection would go to first.
+   */
   private keptConnection(key: string) {
     const k = this.kept.get(key);
     if (!k) return undefined;
-    if (Date.now() - k.lastUsed > KEEP_IDLE_MS || this.firstInOrder()?.name !== k.dc.name) {
-      this.kept.delete(key);
-      void k.client.unbind().catch(() => undefined);
+    if ((k.inUse === 0 && Date.now() - k.lastUsed > this.keepIdleMs) || !k.client.isConnected || this.firstInOrder()?.name !== k.dc.name) {
+      this.dropKept(key, k);
       return undefined;
     }
+    k.inUse++;
     return k;
+  }
+
+  private dropKept(key: string, k: KeptConnection) {
+    if (this.kept.get(key) === k) this.kept.delete(key);
+    void k.client.unbind().catch(() => undefined);
   }
 
   private keep(key: string, client: Client, dc: DcEndpoint) {
@@ -236,20 +294,21 @@ export class DirectoryPool {
       void client.unbind().catch(() => undefined); // a parallel read kept one already
       return;
     }
-    const entry = { client, dc, lastUsed: Date.now() };
+    const entry: KeptConnection = { client, dc, lastUsed: Date.now(), inUse: 0 };
     this.kept.set(key, entry);
-    // close it once idle: a kept socket must not hold a process (or a test run) open
+    // close it once idle: a kept socket must not hold a process (or a test run) open; never under
+    // a run still waiting on it (that run would see a closed connection, not a silent DC)
     const closeWhenIdle = () => {
       if (this.kept.get(key) !== entry) return;
-      const idle = Date.now() - entry.lastUsed;
-      if (idle < KEEP_IDLE_MS) {
-        setTimeout(closeWhenIdle, KEEP_IDLE_MS - idle + 10).unref();
+      const idle = entry.inUse > 0 ? 0 : Date.now() - entry.lastUsed;
+      if (idle < this.keepIdleMs) {
+        setTimeout(closeWhenIdle, this.keepIdleMs - idle + 10).unref();
         return;
       }
       this.kept.delete(key);
       void client.unbind().catch(() => undefined);
     };
-    setTimeout(closeWhenIdle, KEEP_IDLE_MS + 10).unref();
+    setTimeout(closeWhenIdle, this.keepIdleMs + 10).unref();
   }
 
   /** The DC a new connection would try first, without claiming a retry. */
@@ -309,21 +368,31 @@ export class DirectoryPool {
     return () => clearInterval(this.probeTimer);
   }
 
+  private probing = false;
+
+  /** One probe round: every DC untouched for the interval at once (a frozen one costs the round its connect timeout). */
   async probeIdle(creds: () => Promise<DirectoryCredentials>): Promise<void> {
-    const c = await creds();
-    const now = this.now();
-    for (const dc of this.dcs) {
-      const st = this.state.get(dc.name)!;
-      if (now - st.lastUsed < this.opts.probeIntervalMs) continue;
-      const client = this.newClient(dc);
-      try {
-        await client.bind(c.user, c.password);
-        this.markOk(dc);
-      } catch (e) {
-        if (isConnectionError(e)) this.markFailed(dc, e);
-      } finally {
-        await client.unbind().catch(() => undefined);
-      }
+    if (this.probing) return;
+    this.probing = true;
+    try {
+      const c = await creds();
+      const now = this.now();
+      const idle = this.dcs.filter((dc) => now - this.state.get(dc.name)!.lastUsed >= this.opts.probeIntervalMs);
+      await Promise.all(
+        idle.map(async (dc) => {
+          const client = this.newClient(dc);
+          try {
+            await client.bind(c.user, c.password);
+            this.markOk(dc);
+          } catch (e) {
+            if (isConnectionError(e)) this.markFailed(dc, e);
+          } finally {
+            await client.unbind().catch(() => undefined);
+          }
+        }),
+      );
+    } finally {
+      this.probing = false;
     }
   }
 

@@ -4,7 +4,6 @@ import type { Actor, DecisionContext } from '../authz/engine';
 import { isBelow, type TargetClass } from '../authz/classify';
 import type { Permission } from '../authz/permissions';
 import { openString, seal } from '../crypto/seal';
-import { isGuid } from '../directory';
 import type { ObjectFacts } from '../directory/objects';
 import { badRequest } from '../errors';
 
@@ -57,9 +56,10 @@ export async function searchScope<V>(ctx: DecisionContext, actor: Actor, query: 
   const grants = (await ctx.grants(actor.rights)).filter((g) => g.permissions.has(s.readPermission));
   let bases = [...new Set(grants.flatMap((g) => g.scopeDns))];
   if (ou) {
-    const ouDn = isGuid(ou) ? await ctx.dir.dnOfGuid(ou) : ou;
-    // the filter narrows the scope; it never widens it
-    bases = ouDn ? [...new Set(bases.filter((b) => b.toLowerCase() === ouDn.toLowerCase() || isBelow(ouDn, b)).map(() => ouDn))] : [];
+    // the filter narrows the scope, never widens it; an unknown, malformed or out-of-scope OU
+    // answers like an empty one in scope (docs/decisions.md, the `ou` filter)
+    const ouDn = await ctx.dir.filterOuDn(ou);
+    bases = ouDn && bases.some((b) => b.toLowerCase() === ouDn.toLowerCase() || isBelow(ouDn, b)) ? [ouDn] : [];
   }
   bases = bases.filter((b) => !bases.some((o) => o !== b && isBelow(b, o)));
   const cfg = ctx.rt.config.Directory;

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -6,7 +6,8 @@ import { Attribute, Change } from 'ldapts';
 import { DirectoryInvalidCredentials, DirectoryPool, type DcEndpoint } from '../../lib/directory';
 import { ApiError } from '../../lib/errors';
 import { ROOT } from '../../local/processes';
-import { account, nextCode, newClient, seedUser, stack } from '../support/stack';
+import { consoleEnvironment, runAdminCommand } from '../../functions/admin/cli';
+import { account, nextCode, newClient, seedUser, signedIn, stack } from '../support/stack';
 
 // Against the two real Samba DCs: DC1's process is stopped and started again by PID.
 const dcSh = (...args: string[]) => execFileSync('bash', [path.join(ROOT, 'local/directory/dc.sh'), ...args], { stdio: 'pipe' });
@@ -186,4 +187,211 @@ describe('kept read connections', () => {
     expect(p.dcState()[0]).toMatchObject({ name: 'dc1', healthy: true, connects: 2 });
     p.stop();
   });
+});
+
+// --- A frozen DC: every samba process of dc1 stopped (SIGSTOP): TCP is still accepted, nothing
+// answers. The DCs are shared by every worktree: each freeze is undone in a finally, in afterAll,
+// and by a detached watchdog that wakes them even if this test process dies.
+const frozen = new Set<{ thaw(): void }>();
+
+/** PIDs of a DC's samba processes: its root process (dc.sh status), its process group and its process tree. */
+function dcProcesses(name: string): number[] {
+  const root = (JSON.parse(dcSh('status').toString()) as { dcs: Array<{ name: string; pid: number | null }> }).dcs.find((d) => d.name === name)?.pid;
+  if (!root) throw new Error(`${name} is not running`);
+  const stat = (pid: number) => {
+    try {
+      const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      return { ppid: Number(f[1]), pgid: Number(f[2]) };
+    } catch {
+      return undefined;
+    }
+  };
+  const pgid = stat(root)!.pgid;
+  const all = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  const out = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) {
+      const st = stat(p);
+      if (st && !out.has(p) && (st.pgid === pgid || out.has(st.ppid))) {
+        out.add(p);
+        grew = true;
+      }
+    }
+  }
+  return [...out];
+}
+
+function freezeDc(name: string) {
+  const pids = dcProcesses(name);
+  const watchdog = spawn('sh', ['-c', `sleep 180; kill -CONT ${pids.join(' ')} 2>/dev/null`], { detached: true, stdio: 'ignore' });
+  watchdog.unref();
+  for (const p of pids) process.kill(p, 'SIGSTOP');
+  const f = {
+    pids,
+    thaw() {
+      for (const p of pids) {
+        try {
+          process.kill(p, 'SIGCONT');
+        } catch {
+          /* gone */
+        }
+      }
+      try {
+        process.kill(-watchdog.pid!, 'SIGTERM');
+      } catch {
+        /* done already */
+      }
+      frozen.delete(f);
+    },
+  };
+  frozen.add(f);
+  return f;
+}
+
+/** Until DC1 answers a bind again (it was frozen). */
+async function dc1Answers() {
+  const only = pool(Date.now, { connectTimeoutMs: 2000 }, [dcs[0]]);
+  for (let i = 0; i < 30; i++) {
+    if (await only.verifyCredentials(read).catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('dc1 does not answer after SIGCONT');
+}
+
+const CONNECT_MS = 2000;
+
+describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the connect timeout, once', () => {
+  afterAll(async () => {
+    for (const f of [...frozen]) f.thaw();
+    await dc1Answers();
+  });
+
+  it('a read on the kept connection to a frozen dc1 is re-run on dc2 within the connect timeout (2 s); dc1 is in cooldown after, not tried again', async () => {
+    const p = pool(Date.now, { connectTimeoutMs: CONNECT_MS, operationTimeoutMs: 10_000 });
+    const base = () => p.search(read, stack.directory.baseDn, { scope: 'base', attributes: ['dc'] });
+    await base();
+    expect(p.dcState()[0]).toMatchObject({ name: 'dc1', healthy: true, connects: 1 });
+    const f = freezeDc('dc1');
+    try {
+      const t0 = Date.now();
+      const page = await p.search(read, stack.directory.baseDn, { scope: 'sub', filter: '(sAMAccountName=alice)', attributes: ['sAMAccountName'] });
+      const first = Date.now() - t0;
+      expect(page.entries.map((e) => e.sAMAccountName)).toEqual(['alice']);
+      expect(first).toBeLessThan(CONNECT_MS + 1000);
+      expect(p.dcState().map((d) => [d.name, d.healthy])).toEqual([['dc1', false], ['dc2', true]]);
+      const t1 = Date.now();
+      for (let i = 0; i < 5; i++) await base();
+      expect(Date.now() - t1).toBeLessThan(1000);
+      expect(p.dcState()[0].connects).toBe(1);
+      console.log(`frozen dc1, pool read on its kept connection: first ${first} ms, then 5 reads in ${Date.now() - t1} ms`);
+    } finally {
+      f.thaw();
+      p.stop();
+    }
+    await dc1Answers();
+  });
+
+  it('a change sent to dc1 that freezes before answering is reported 502 directory_outcome_unknown within the connect timeout and never replayed on dc2', async () => {
+    const p = pool(Date.now, { connectTimeoutMs: CONNECT_MS, operationTimeoutMs: 10_000 });
+    const target = seedUser('bob');
+    const marker = `frozen-dc-test-${Date.now()}`;
+    const write = { user: stack.directory.technicalAccounts.write.upn, password: stack.directory.technicalAccounts.write.password };
+    let f: ReturnType<typeof freezeDc> | undefined;
+    const used: string[] = [];
+    try {
+      const t0 = Date.now();
+      const err = await p
+        .run(write, 'write', async (client, dc) => {
+          used.push(dc.name);
+          f = freezeDc('dc1');
+          await client.modify(target.dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: [marker] }) }));
+        })
+        .catch((e) => e);
+      const ms = Date.now() - t0;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({ status: 502, code: 'directory_outcome_unknown' });
+      expect(ms).toBeLessThan(CONNECT_MS + 1000);
+      expect(used).toEqual(['dc1']);
+      // dc2 has not received it (read while dc1 is still frozen: nothing can replicate it yet)
+      const page = await pool(Date.now, {}, [dcs[1]]).search(read, target.dn, { scope: 'base', attributes: ['description'] });
+      expect(page.entries[0].description).not.toBe(marker);
+      console.log(`frozen dc1, a change: 502 directory_outcome_unknown after ${ms} ms`);
+    } finally {
+      f?.thaw();
+      p.stop();
+    }
+    await dc1Answers();
+  });
+
+  it('the health probe marks a frozen dc1 failed (within one connect timeout of its round) and healthy again after SIGCONT', async () => {
+    const p = pool(Date.now, { connectTimeoutMs: CONNECT_MS, probeIntervalMs: 300 });
+    const stop = p.startHealthProbe(async () => read);
+    const f = freezeDc('dc1');
+    try {
+      const t0 = Date.now();
+      await waitUntil(() => p.dcState()[0].healthy === false, 10_000);
+      expect(Date.now() - t0).toBeLessThan(CONNECT_MS + 1500);
+      expect(p.dcState()[1].healthy).toBe(true);
+      f.thaw();
+      await waitUntil(() => p.dcState()[0].healthy === true, 20_000);
+    } finally {
+      f.thaw();
+      stop();
+      p.stop();
+    }
+  });
+
+  it('through the console (default Directory:ConnectTimeout 5 s): lists, details, LAPS diagnostics (console and password service), a sign-in and the fleet status stay answered while dc1 is frozen; the fleet status shows dc1 down', async () => {
+    const CONNECT_DEFAULT_MS = 5000;
+    const helpdesk = await signedIn('op-helpdesk');
+    const superAdmin = await signedIn('op-super');
+    const computer = stack.computers.find((x) => x.name === 'WS-STD-01')!;
+    const env = { ...process.env, ...consoleEnvironment(stack) };
+    const token = /hdcf_\S+/.exec((await runAdminCommand(['issue-fleet-token'], env)).out)![0];
+    const auditor = account('op-auditor');
+    const requests: Array<[string, () => Promise<{ status: number; body: any }>, number]> = [
+      ['GET /api/computers', () => helpdesk.get('/api/computers'), 200],
+      ['GET /api/computers/{id}', () => helpdesk.get(`/api/computers/${computer.guid}`), 200],
+      ['GET /api/users', () => helpdesk.get('/api/users'), 200],
+      ['GET /api/groups', () => helpdesk.get('/api/groups'), 200],
+      ['GET /api/diagnostics/laps', () => superAdmin.get('/api/diagnostics/laps'), 200],
+    ];
+    // every function has used dc1 (its kept connection) before the freeze
+    for (const [name, call, want] of requests) expect([name, (await call()).status]).toEqual([name, want]);
+
+    const f = freezeDc('dc1');
+    const timings: Array<{ name: string; ms: number; status: number }> = [];
+    const timed = async (name: string, call: () => Promise<{ status: number; body: any }>) => {
+      const t0 = Date.now();
+      const r = await call();
+      timings.push({ name, ms: Date.now() - t0, status: r.status });
+      return r;
+    };
+    let status: { status: number; body: any };
+    try {
+      for (let round = 0; round < 2; round++) for (const [name, call] of requests) await timed(name, call);
+      const code = await nextCode(auditor.username);
+      await timed('POST /api/auth/login', () => newClient().login(auditor.username, auditor.password, code));
+      status = await timed('GET /api/fleet/v1/status', () => newClient().get('/api/fleet/v1/status', { authorization: `Bearer ${token}` }));
+    } finally {
+      f.thaw();
+    }
+    await dc1Answers();
+    console.log(`frozen dc1 through the console:\n${timings.map((t) => `  ${t.name}: ${t.status} in ${t.ms} ms`).join('\n')}`);
+
+    const errors = timings.filter((t) => t.status !== 200);
+    expect(errors).toEqual([]);
+    // a request pays the connect timeout at most once per process it crosses: the LAPS
+    // diagnostics cross two (the console function and the password service)
+    for (const t of timings) expect([t.name, t.ms < (t.name.includes('diagnostics') ? 2 : 1) * CONNECT_DEFAULT_MS + 1500]).toEqual([t.name, true]);
+    // the second round finds dc1 in cooldown everywhere: no wait at all
+    for (const t of timings.slice(requests.length, 2 * requests.length)) expect([t.name, t.ms < 1500]).toEqual([t.name, true]);
+    expect(status!.body.directory.dcs.map((d: any) => [d.name, d.state])).toEqual([
+      ['dc1', 'down'],
+      ['dc2', 'up'],
+    ]);
+    expect(status!.body.health.status).toBe('degraded');
+  }, 300_000);
 });

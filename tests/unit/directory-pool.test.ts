@@ -1,0 +1,257 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { Attribute, Change } from 'ldapts';
+import { DirectoryPool, type DcEndpoint } from '../../lib/directory';
+import { ApiError } from '../../lib/errors';
+
+// The pool's timing rules against minimal LDAPS servers on loopback that can be frozen like a
+// SIGSTOPped DC: TCP still accepted, nothing answered (not even the TLS handshake). The real Samba
+// DCs are frozen the same way in tests/integration/directory-failover.test.ts.
+
+// a throw-away self-signed certificate for 127.0.0.1 (openssl, as the local directory uses)
+const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-pool-test-'));
+execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${certDir}/key.pem`, '-out', `${certDir}/cert.pem`], { stdio: 'ignore' });
+const tlsIdentity = { key: fs.readFileSync(`${certDir}/key.pem`), cert: fs.readFileSync(`${certDir}/cert.pem`) };
+fs.rmSync(certDir, { recursive: true, force: true });
+
+class FakeDc {
+  private server = net.createServer((raw) => {
+    this.sockets.add(raw);
+    raw.on('close', () => this.sockets.delete(raw));
+    raw.on('error', () => undefined);
+    if (this.frozen) return; // accepted by the kernel; no TLS handshake ever
+    this.accept(new tls.TLSSocket(raw, { isServer: true, ...tlsIdentity }));
+  });
+  private sockets = new Set<net.Socket>();
+  frozen = false;
+  /** delay before each answer */
+  delayMs = 0;
+  /** every operation received: its kind and whether its connection was bound first */
+  ops: Array<{ op: 'bind' | 'search' | 'modify'; bound: boolean }> = [];
+  url = '';
+
+  async start(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `ldaps://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
+    return this;
+  }
+  /** close every open connection from the server side (a restart, an idle timeout) */
+  dropConnections() {
+    for (const s of this.sockets) s.destroy();
+  }
+  async stop() {
+    this.dropConnections();
+    await new Promise((r) => this.server.close(r));
+  }
+
+  private accept(socket: tls.TLSSocket) {
+    socket.on('error', () => undefined);
+    let bound = false;
+    let buf = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      if (this.frozen) return; // a stopped process: the kernel takes the bytes, nobody answers
+      buf = Buffer.concat([buf, chunk]);
+      for (;;) {
+        const msg = nextMessage(buf);
+        if (!msg) break;
+        buf = buf.subarray(msg.length);
+        const answer = (tag: number) => {
+          const out = ldapResult(msg.id, tag);
+          setTimeout(() => !this.frozen && !socket.destroyed && socket.write(out), this.delayMs);
+        };
+        if (msg.op === 0x60) {
+          bound = true;
+          this.ops.push({ op: 'bind', bound });
+          answer(0x61);
+        } else if (msg.op === 0x63) {
+          this.ops.push({ op: 'search', bound });
+          answer(0x65);
+        } else if (msg.op === 0x66) {
+          this.ops.push({ op: 'modify', bound });
+          answer(0x67);
+        } else if (msg.op === 0x42) socket.end();
+      }
+    });
+  }
+}
+
+/** One whole BER LDAPMessage at the start of `buf`: its length, message id and operation tag. */
+function nextMessage(buf: Buffer): { length: number; id: number; op: number } | undefined {
+  if (buf.length < 2) return undefined;
+  let off = 1;
+  let len = buf[off++];
+  if (len & 0x80) {
+    const n = len & 0x7f;
+    if (buf.length < off + n) return undefined;
+    len = buf.subarray(off, off + n).reduce((a, b) => a * 256 + b, 0);
+    off += n;
+  }
+  if (buf.length < off + len) return undefined;
+  const idLen = buf[off + 1];
+  const id = buf.subarray(off + 2, off + 2 + idLen).reduce((a, b) => a * 256 + b, 0);
+  return { length: off + len, id, op: buf[off + 2 + idLen] };
+}
+
+/** An LDAPResult with resultCode success under `tag` (BindResponse, SearchResultDone, ModifyResponse). */
+function ldapResult(id: number, tag: number): Buffer {
+  const idBytes: number[] = [];
+  for (let v = id; idBytes.length === 0 || v > 0; v = Math.floor(v / 256)) idBytes.unshift(v % 256);
+  if (idBytes[0] & 0x80) idBytes.unshift(0);
+  const body = [0x02, idBytes.length, ...idBytes, tag, 0x07, 0x0a, 0x01, 0x00, 0x04, 0x00, 0x04, 0x00];
+  return Buffer.from([0x30, body.length, ...body]);
+}
+
+const CONNECT_MS = 300;
+const creds = { user: 'cn=svc-read,dc=x', password: 'pw' };
+const write = { user: 'cn=svc-write,dc=x', password: 'pw' };
+let a: FakeDc;
+let b: FakeDc;
+let pools: DirectoryPool[] = [];
+
+function pool(extra: Partial<ConstructorParameters<typeof DirectoryPool>[1]> = {}) {
+  const dcs: DcEndpoint[] = [
+    { name: 'dcA', url: a.url },
+    { name: 'dcB', url: b.url },
+  ];
+  // the operation timeout is long on purpose: no frozen-DC rule may wait for it
+  const p = new DirectoryPool(dcs, { caPem: tlsIdentity.cert.toString(), connectTimeoutMs: CONNECT_MS, operationTimeoutMs: 4000, cooldownMs: 60_000, probeIntervalMs: 0, pageSize: 500, searchMaxResults: 5000, ...extra });
+  pools.push(p);
+  return p;
+}
+const readOn = (p: DirectoryPool, searches = 1) =>
+  p.run(
+    creds,
+    'read',
+    async (client, dc) => {
+      for (let i = 0; i < searches; i++) await client.search('dc=x', { scope: 'base' });
+      return dc.name;
+    },
+    { reuse: true },
+  );
+const timed = async <T>(f: () => Promise<T>) => {
+  const t0 = Date.now();
+  const value = await f();
+  return { value, ms: Date.now() - t0 };
+};
+const healthy = (p: DirectoryPool) => Object.fromEntries(p.dcState().map((d) => [d.name, d.healthy]));
+
+beforeEach(async () => {
+  a = await new FakeDc().start();
+  b = await new FakeDc().start();
+});
+afterEach(async () => {
+  for (const p of pools) p.stop();
+  pools = [];
+  await a.stop();
+  await b.stop();
+});
+
+describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect timeout, once', () => {
+  it('a read on the kept connection of a DC frozen between two reads is re-run on the next DC within the connect timeout; the frozen DC is then in cooldown and not tried', async () => {
+    const p = pool();
+    expect(await readOn(p)).toBe('dcA');
+    a.frozen = true;
+    const first = await timed(() => readOn(p));
+    expect(first.value).toBe('dcB');
+    expect(first.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+    const connectsA = p.dcState()[0].connects;
+    for (let i = 0; i < 3; i++) {
+      const next = await timed(() => readOn(p));
+      expect(next.value).toBe('dcB');
+      expect(next.ms).toBeLessThan(100);
+    }
+    expect(p.dcState()[0].connects).toBe(connectsA);
+  });
+
+  it('five parallel reads on the frozen kept connection all answer from the next DC within the connect timeout', async () => {
+    const p = pool();
+    expect(await readOn(p)).toBe('dcA');
+    a.frozen = true;
+    const all = await timed(() => Promise.all(Array.from({ length: 5 }, () => readOn(p))));
+    expect(all.value).toEqual(['dcB', 'dcB', 'dcB', 'dcB', 'dcB']);
+    expect(all.ms).toBeLessThan(CONNECT_MS + 250);
+  });
+
+  it('a read waiting on a frozen kept connection when its idle time runs out (idle closer at ~300 ms into the read) still costs one connect timeout, not a closed connection and then a connect to the frozen DC', async () => {
+    const connectMs = 600;
+    const p = pool({ connectTimeoutMs: connectMs, keepIdleMs: 800 });
+    expect(await readOn(p)).toBe('dcA');
+    await new Promise((r) => setTimeout(r, 500));
+    a.frozen = true;
+    const r = await timed(() => readOn(p));
+    expect(r.value).toBe('dcB');
+    expect(r.ms).toBeLessThan(connectMs + 200);
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+  });
+
+  it('a credential check (own connection) against a frozen first DC answers from the next DC within the connect timeout', async () => {
+    const p = pool();
+    a.frozen = true;
+    const r = await timed(() => p.verifyCredentials(creds));
+    expect(r.value).toBe(true);
+    expect(r.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+  });
+
+  it('a change sent to a DC that froze is reported 502 directory_outcome_unknown within the connect timeout and never replayed on the next DC', async () => {
+    const p = pool();
+    const r = await timed(() =>
+      p
+        .run(write, 'write', async (client) => {
+          a.frozen = true;
+          await client.modify('cn=bob,dc=x', new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: ['x'] }) }));
+        })
+        .catch((e) => e),
+    );
+    expect(r.value).toBeInstanceOf(ApiError);
+    expect(r.value).toMatchObject({ status: 502, code: 'directory_outcome_unknown' });
+    expect(r.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(b.ops).toEqual([]);
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+  });
+
+  it('the health probe finds a frozen DC within the connect timeout, probing the others at the same time', async () => {
+    const p = pool();
+    a.frozen = true;
+    const r = await timed(() => p.probeIdle(async () => creds));
+    expect(r.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+    expect(b.ops).toEqual([{ op: 'bind', bound: true }]);
+    // thawed: the next probe gives it its place back
+    a.frozen = false;
+    await p.probeIdle(async () => creds);
+    expect(healthy(p)).toEqual({ dcA: true, dcB: true });
+  });
+});
+
+describe('one operation is bounded by the operation timeout', () => {
+  it('a DC answering each message (150 ms) but not the whole read (5 messages) within 500 ms: the read is re-run on the next DC', async () => {
+    const p = pool({ operationTimeoutMs: 500 });
+    a.delayMs = 150;
+    const r = await timed(() => readOn(p, 5));
+    expect(r.value).toBe('dcB');
+    expect(r.ms).toBeLessThan(500 + 300);
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+  });
+});
+
+describe('kept connections', () => {
+  it('a kept connection closed by the DC is replaced by a new bound one on the same DC (never an anonymous search), without blaming the DC', async () => {
+    const p = pool();
+    expect(await readOn(p)).toBe('dcA');
+    a.dropConnections();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await readOn(p)).toBe('dcA');
+    expect(a.ops.filter((o) => o.op === 'search')).toEqual([
+      { op: 'search', bound: true },
+      { op: 'search', bound: true },
+    ]);
+    expect(healthy(p)).toEqual({ dcA: true, dcB: true });
+    expect(p.dcState()[0].connects).toBe(2);
+  });
+});
