@@ -30,7 +30,17 @@ export interface SignInDirectory {
 
 // A DN that names no account: the bind a name that resolves to no account still makes.
 const DECOY_RDN = `CN=hdc-no-such-account-${randomBytes(8).toString('hex')}`;
-const decoyFactsDn = new Map<string, string>();
+// The stand-in whose facts an unknown name reads: the read account itself (one per directory).
+const standIns = new WeakMap<SignInDirectory, Promise<string>>();
+function standInDn(dir: SignInDirectory): Promise<string> {
+  let dn = standIns.get(dir);
+  if (!dn) {
+    dn = dir.readCreds().then(async ({ user }) => (user.includes('=') ? user : ((await dir.findUserDn(user)) ?? dir.baseDn)));
+    dn.catch(() => standIns.delete(dir));
+    standIns.set(dir, dn);
+  }
+  return dn;
+}
 
 /**
  * Find the account a typed name names and read its facts, with the read account. A name that
@@ -38,15 +48,9 @@ const decoyFactsDn = new Map<string, string>();
  * itself), so neither the time taken nor the answer tells an existing name from an unknown one.
  */
 export async function resolveSignInAccount(dir: SignInDirectory, login: string): Promise<PrincipalFacts | undefined> {
-  const dn = await dir.findUserDn(login);
+  const [dn, standIn] = await Promise.all([dir.findUserDn(login), standInDn(dir)]);
   if (dn) return dir.principalFacts(dn);
-  const reader = (await dir.readCreds()).user;
-  let decoy = decoyFactsDn.get(reader);
-  if (!decoy) {
-    decoy = (reader.includes('=') ? reader : await dir.findUserDn(reader)) ?? dir.baseDn;
-    decoyFactsDn.set(reader, decoy);
-  }
-  await dir.principalFacts(decoy).catch(() => undefined);
+  await dir.principalFacts(standIn).catch(() => undefined);
   return undefined;
 }
 
