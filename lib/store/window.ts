@@ -48,7 +48,8 @@ export function admit(entries: WindowEntry[], spec: Pick<WindowSpec, 'limit' | '
 
 // ---- DynamoDB
 
-const keyOf = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => ({
+/** The item of a window (tests clear a window they fill). */
+export const windowKey = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => ({
   pk: `WINDOW#${spec.scope}#${createHash('sha256').update(spec.subject).digest('hex').slice(0, 40)}`,
   sk: 'WINDOW',
 });
@@ -61,7 +62,7 @@ interface Snapshot {
 }
 
 async function read(store: Store, spec: Pick<WindowSpec, 'scope' | 'subject'>): Promise<Snapshot> {
-  const key = keyOf(spec);
+  const key = windowKey(spec);
   const { Item } = await store.documentClient.send(new GetCommand({ TableName: store.tableName, Key: key, ConsistentRead: true }));
   const entries = Array.isArray(Item?.data?.entries) ? (Item!.data.entries as WindowEntry[]) : [];
   return { key, entries, version: typeof Item?.version === 'number' ? Item.version : 0 };
