@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Store } from '../store';
-import { countInWindow, giveBack, noteInWindow, takeFromWindows, type WindowSpec } from '../store/window';
+import { countInWindow, giveBack, noteInWindow, peekWindow, takeFromWindows, type WindowSpec } from '../store/window';
 
 // Sign-in and step-up limits (docs/decisions.md, Console 7), on the sliding windows of lib/store:
 //   per source address          hard: MaxFailuresPerAddress, then 429 from that address only
@@ -58,15 +58,25 @@ async function admitInto(store: Store, limits: SignInLimits, hard: WindowSpec[],
   };
 }
 
+const addressWindow = (l: SignInLimits, address: string): WindowSpec => ({ scope: 'signin-address', subject: address, limit: l.MaxFailuresPerAddress, windowMs: windowMs(l) });
+
+/**
+ * An address already past its limit, checked before the name is even looked up (a flood from one
+ * address costs no directory work). A read only: admitSignIn decides, atomically.
+ */
+export async function addressRefused(store: Store, limits: SignInLimits, address: string): Promise<Admission | undefined> {
+  const p = await peekWindow(store, addressWindow(limits, address));
+  return p.admitted ? undefined : { admitted: false, limit: 'address', retryAfterSeconds: Math.ceil(p.retryAfterMs / 1000) };
+}
+
 /** Admit a sign-in attempt from `address` on `subject` (see accountSubject), before any bind. */
 export function admitSignIn(store: Store, limits: SignInLimits, subject: string, address: string, wait = sleep): Promise<Admission> {
-  const ms = windowMs(limits);
   return admitInto(
     store,
     limits,
     [
-      { scope: 'signin-address', subject: address, limit: limits.MaxFailuresPerAddress, windowMs: ms },
-      { scope: 'signin-account-address', subject: `${subject}|${address}`, limit: limits.MaxFailuresPerAccountAndAddress, windowMs: ms },
+      addressWindow(limits, address),
+      { scope: 'signin-account-address', subject: `${subject}|${address}`, limit: limits.MaxFailuresPerAccountAndAddress, windowMs: windowMs(limits) },
     ],
     subject,
     { 'signin-address': 'address', 'signin-account-address': 'account_address' },

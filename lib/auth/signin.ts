@@ -4,7 +4,7 @@ import { hasAnyRole, operatorRights } from '../authz/rights';
 import type { ConsoleRuntime } from '../runtime';
 import { DirectoryInvalidCredentials, type PrincipalFacts } from '../directory';
 import { checkTotpCode, getOperator, pendingEnrolmentSecret } from './operators';
-import { accountSubject, admitSignIn } from './rate-limit';
+import { accountSubject, addressRefused, admitSignIn } from './rate-limit';
 import { createSession, destroySession, type OperatorIdentity, type Session } from './sessions';
 import { totpUri } from './totp';
 
@@ -88,9 +88,10 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
       ...(details ? { details } : {}),
     });
 
-  const directory = await rt.directory();
-  const found = await resolveSignInAccount(directory, typed);
-  const attempt = await admitSignIn(rt.store, rt.config.SignIn, accountSubject(found?.guid, typed), ctx.sourceIp);
+  const early = await addressRefused(rt.store, rt.config.SignIn, ctx.sourceIp);
+  const directory = early ? undefined : await rt.directory();
+  const found = directory && (await resolveSignInAccount(directory, typed));
+  const attempt = early ?? (await admitSignIn(rt.store, rt.config.SignIn, accountSubject(found?.guid, typed), ctx.sourceIp));
   if (!attempt.admitted) {
     await audit('denied', `rate_limited:${attempt.limit}`, found?.guid);
     throw tooMany('signin_rate_limited', { retryAfterSeconds: attempt.retryAfterSeconds });
@@ -109,7 +110,7 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
     return unauthorized(code);
   };
   try {
-    const passwordOk = await checkSignInPassword(directory, found, input.password);
+    const passwordOk = await checkSignInPassword(directory!, found, input.password);
     if (!found) throw await fail('unknown_account');
     if (!passwordOk) throw await fail('bad_password');
     const facts = found;

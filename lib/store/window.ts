@@ -161,8 +161,14 @@ export async function noteInWindow(store: Store, spec: WindowSpec, opts: WindowO
   }
 }
 
+/** Would one more event be admitted now? (A read only: nothing is counted.) */
+export async function peekWindow(store: Store, spec: WindowSpec, opts: WindowOptions = {}): Promise<{ admitted: boolean; count: number; retryAfterMs: number }> {
+  const snap = await read(store, spec);
+  const d = admit(snap.entries, spec, (opts.now ?? Date.now)());
+  return { admitted: d.admitted, count: d.live.length, retryAfterMs: d.retryAfterMs };
+}
+
 /** Events in the span ending now. */
 export async function countInWindow(store: Store, spec: WindowSpec, opts: WindowOptions = {}): Promise<number> {
-  const snap = await read(store, spec);
-  return liveEntries(snap.entries, (opts.now ?? Date.now)(), spec.windowMs).length;
+  return (await peekWindow(store, spec, opts)).count;
 }
