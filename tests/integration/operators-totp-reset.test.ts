@@ -33,13 +33,14 @@ describe('POST /api/admin/operators/{id}/totp/reset', () => {
       });
       const me = await branch.get('/api/auth/me');
       expect(me.status).toBe(401);
-      expect((await newClient().login('op-branch', account('op-branch').password)).body.code).toBe('totp_enrolment_required');
 
       // nothing left to reset: 409, audited
       const m2 = await auditMark();
       const again = await admin.post(resetPath(target.guid), { reason: 'twice' });
       expect([again.status, again.body.code]).toEqual([409, 'no_authenticator']);
       expect((await auditSince(m2)).find((x) => x.event === 'operators.totp_reset')).toMatchObject({ outcome: 'denied', reason: 'no_authenticator', target: { id: target.guid } });
+
+      expect((await newClient().login('op-branch', account('op-branch').password)).body.code).toBe('totp_enrolment_required');
     } finally {
       await restore('op-branch');
     }
