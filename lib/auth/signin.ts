@@ -54,15 +54,38 @@ export async function resolveSignInAccount(dir: SignInDirectory, login: string):
   return undefined;
 }
 
-/** Bind as the account (over LDAPS, with the typed password); without an account, bind a DN that names none. */
+// How long the directory took to refuse real accounts' wrong passwords, recently (this instance;
+// a cache that may be lost). A DC refuses an unknown DN faster than a real account's wrong
+// password (it writes the account's badPwdCount), so the stand-in bind is padded to a time drawn
+// from these (docs/decisions.md, Console 7; bench/signin-timing.ts measures both).
+const refusalTimes: number[] = [];
+const REFUSAL_SAMPLES = 32;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Bind as the account (over LDAPS, with the typed password); without an account, bind a DN that
+ * names none and take as long as a real account's refusal takes.
+ */
 export async function checkSignInPassword(dir: SignInDirectory, account: PrincipalFacts | undefined, password: string): Promise<boolean> {
+  const t0 = performance.now();
+  let ok: boolean;
   try {
-    const ok = await dir.pool.verifyCredentials({ user: account?.dn ?? `${DECOY_RDN},${dir.baseDn}`, password });
-    return ok && !!account;
+    ok = await dir.pool.verifyCredentials({ user: account?.dn ?? `${DECOY_RDN},${dir.baseDn}`, password });
   } catch (e) {
-    if (e instanceof DirectoryInvalidCredentials) return false;
-    throw e;
+    if (!(e instanceof DirectoryInvalidCredentials)) throw e;
+    ok = false;
   }
+  const took = performance.now() - t0;
+  if (account && !ok) {
+    refusalTimes.push(took);
+    if (refusalTimes.length > REFUSAL_SAMPLES) refusalTimes.shift();
+  } else if (!account) {
+    // no real refusal seen yet on this instance: a DC's refusal of a real account took about 1.5x
+    // its refusal of an unknown DN on the local Samba DCs
+    const target = refusalTimes.length ? refusalTimes[Math.floor(Math.random() * refusalTimes.length)] : took * 1.5;
+    if (target > took) await sleep(target - took);
+  }
+  return ok && !!account;
 }
 
 /**

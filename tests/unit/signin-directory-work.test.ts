@@ -69,4 +69,21 @@ describe('sign-in directory work: an unknown name does what an existing one does
     r.dir.pool.verifyCredentials = async () => true;
     expect(await checkSignInPassword(r.dir, undefined, 'anything')).toBe(false);
   });
+
+  it('takes as long as the recent refusals of real accounts: the stand-in bind is padded to one of their times', async () => {
+    const slow = recorder();
+    slow.dir.pool.verifyCredentials = async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      throw new DirectoryInvalidCredentials();
+    };
+    const alice = await resolveSignInAccount(slow.dir, 'alice');
+    for (let i = 0; i < 33; i++) await checkSignInPassword(slow.dir, alice, 'wrong'); // fills the samples
+    const fast = recorder();
+    fast.dir.pool.verifyCredentials = async () => {
+      throw new DirectoryInvalidCredentials();
+    };
+    const t0 = performance.now();
+    expect(await checkSignInPassword(fast.dir, undefined, 'wrong')).toBe(false);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(18);
+  });
 });
