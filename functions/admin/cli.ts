@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setAuthenticator } from '../../lib/auth/operators';
+import { resetAuthenticator } from '../../lib/auth/operators';
 import { importRoles } from '../../lib/authz/import-roles';
 import { isGuid } from '../../lib/directory';
 import { createRuntime } from '../../lib/runtime';
@@ -17,7 +17,7 @@ import { createStore } from '../../lib/store';
 const USAGE = `usage: npm run admin -- <command>
   setup-token                 issue a setup token while the instance is not configured
   reset-setup --confirm       re-open the setup wizard with a new token (data kept; audited)
-  reset-totp <operator>       clear an operator's authenticator (objectGUID or user name; audited)
+  reset-totp <operator>       clear an operator's authenticator and end their sessions (objectGUID or user name; audited)
   issue-fleet-token           issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)
   pin-password-service        first use: pin the password service to the configured domain and CA
   verify-audit                verify the audit hash chain
@@ -67,9 +67,10 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
       if (!who) return { code: 2, out: USAGE };
       const ops = (await queryRecordsByPrefix(rt)).filter((o) => (isGuid(who) ? o.guid.toLowerCase() === who.toLowerCase() : o.username.toLowerCase() === who.toLowerCase()));
       if (ops.length !== 1) return { code: 2, out: ops.length ? `'${who}' is ambiguous: give the objectGUID` : `no operator '${who}'` };
-      await setAuthenticator(rt.store, await rt.masterKey(), ops[0].guid, ops[0].username, undefined);
-      await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', actor, reason: 'recovery', target: { id: ops[0].guid, name: ops[0].username } });
-      return { code: 0, out: `authenticator of ${ops[0].username} cleared: they enrol again at their next sign-in` };
+      // the authenticator and every session of the operator end together
+      const { sessionsEnded } = await resetAuthenticator(rt.store, ops[0].guid);
+      await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', actor, reason: 'recovery', target: { id: ops[0].guid, name: ops[0].username }, details: { sessionsEnded } });
+      return { code: 0, out: `authenticator of ${ops[0].username} cleared and ${sessionsEnded} session(s) ended: they enrol again at their next sign-in` };
     }
     case 'issue-fleet-token': {
       const token = await issueFleetToken(rt);

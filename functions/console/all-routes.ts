@@ -1,6 +1,7 @@
 // Every console route, for the OpenAPI document and the route/serverless.yml consistency test.
 import { routes as adminApprovals } from './admin-approvals';
 import { routes as adminDelegations } from './admin-delegations';
+import { routes as adminOperators } from './admin-operators';
 import { routes as adminRoles } from './admin-roles';
 import { routes as adminSuperAdministrators } from './admin-super-administrators';
 import { routes as approvals } from './approvals';
@@ -18,6 +19,7 @@ import { routes as users } from './users';
 export const consoleRoutes = {
   'admin-approvals': adminApprovals,
   'admin-delegations': adminDelegations,
+  'admin-operators': adminOperators,
   'admin-roles': adminRoles,
   'admin-super-administrators': adminSuperAdministrators,
   approvals,

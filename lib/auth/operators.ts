@@ -2,6 +2,7 @@ import * as OTPAuth from 'otpauth';
 import { openString, seal } from '../crypto/seal';
 import type { Store } from '../store';
 import { getRecord, putRecord } from '../store/records';
+import { endOperatorSessions } from './sessions';
 import { newTotpSecret } from './totp';
 
 // Per-operator state kept by the console: the authenticator (sealed under the master key).
@@ -77,4 +78,23 @@ export async function setAuthenticator(store: Store, masterKey: Buffer, guid: st
     else delete next.totpSealed;
     if (await save(store, next, rec?.version ?? 0)) return;
   }
+}
+
+/**
+ * Clear an operator's authenticator (and a pending enrolment) and end all their sessions: they
+ * enrol again at their next sign-in (admin CLI `reset-totp`, POST /api/admin/operators/{id}/totp/reset).
+ */
+export async function resetAuthenticator(store: Store, guid: string): Promise<{ hadAuthenticator: boolean; sessionsEnded: number }> {
+  let hadAuthenticator = false;
+  for (;;) {
+    const rec = await getOperator(store, guid);
+    if (!rec) break;
+    hadAuthenticator = !!rec.data.totpSealed || !!rec.data.pendingTotpSealed;
+    const next: OperatorRecord = { ...rec.data };
+    delete next.totpSealed;
+    delete next.pendingTotpSealed;
+    delete next.lastTotpStep;
+    if (await save(store, next, rec.version)) break;
+  }
+  return { hadAuthenticator, sessionsEnded: await endOperatorSessions(store, guid) };
 }

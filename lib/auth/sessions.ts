@@ -1,6 +1,6 @@
 import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/seal';
 import { nowSeconds, type Store } from '../store';
-import { deleteRecord, getRecord, putRecord } from '../store/records';
+import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
 
 // Server-side sessions. The cookie carries a random id; the table stores only its SHA-256,
 // so a copy of the database does not yield usable sessions.
@@ -39,12 +39,16 @@ export interface SessionPolicy {
 }
 
 const PK = (id: string) => `SESSION#${sha256Hex(id)}`;
+// An index of an operator's sessions (the hashed ids), so a reset of their authenticator can end
+// them all; rows expire with their session.
+const OPERATOR_SESSIONS = (guid: string) => `SESSIONS_OF#${guid.toLowerCase()}`;
 
 export async function createSession(store: Store, policy: SessionPolicy, operator?: OperatorIdentity, extra: Partial<SessionData> = {}): Promise<Session> {
   const id = randomToken(32);
   const now = nowSeconds();
   const expiresAt = now + (operator ? policy.absoluteSeconds : 3600);
   const data: SessionData = { csrfToken: randomToken(32), createdAt: now, lastSeenAt: now, expiresAt, operator, ...extra };
+  if (operator) await putRecord(store, OPERATOR_SESSIONS(operator.guid), sha256Hex(id), {}, { ttl: expiresAt });
   await putRecord(store, PK(id), 'SESSION', data, { expectVersion: 0, ttl: expiresAt });
   return { id, version: 1, ...data };
 }
@@ -75,6 +79,18 @@ export async function updateSession(store: Store, session: Session, patch: Parti
 
 export async function destroySession(store: Store, id: string): Promise<void> {
   await deleteRecord(store, PK(id), 'SESSION');
+}
+
+/** End every session of an operator (authenticator reset); returns how many were live. */
+export async function endOperatorSessions(store: Store, guid: string): Promise<number> {
+  const rows = await queryRecords<unknown>(store, OPERATOR_SESSIONS(guid));
+  let ended = 0;
+  for (const row of rows) {
+    if (await getRecord(store, `SESSION#${row.sk}`, 'SESSION')) ended++;
+    await deleteRecord(store, `SESSION#${row.sk}`, 'SESSION');
+    await deleteRecord(store, OPERATOR_SESSIONS(guid), row.sk);
+  }
+  return ended;
 }
 
 export function csrfMatches(session: Session | undefined, header: string | undefined): boolean {

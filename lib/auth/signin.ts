@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { ApiError, forbidden, tooMany, unauthorized } from '../errors';
 import { hasAnyRole, operatorRights } from '../authz/rights';
 import type { ConsoleRuntime } from '../runtime';
-import { DirectoryInvalidCredentials } from '../directory';
+import { DirectoryInvalidCredentials, type PrincipalFacts } from '../directory';
 import { checkTotpCode, getOperator, pendingEnrolmentSecret } from './operators';
-import { failureCount, recordFailure } from './rate-limit';
+import { accountSubject, addressRefused, admitSignIn } from './rate-limit';
 import { createSession, destroySession, type OperatorIdentity, type Session } from './sessions';
 import { totpUri } from './totp';
 
@@ -18,101 +19,190 @@ export interface SignInContext {
   preSession?: Session;
 }
 
+/** The directory operations a sign-in makes (the Directory class; a recorder in the unit tests). */
+export interface SignInDirectory {
+  baseDn: string;
+  findUserDn(login: string): Promise<string | undefined>;
+  principalFacts(dn: string): Promise<PrincipalFacts | undefined>;
+  readCreds(): Promise<{ user: string }>;
+  pool: { verifyCredentials(creds: { user: string; password: string }): Promise<boolean> };
+}
+
+// A DN that names no account: the bind a name that resolves to no account still makes.
+const DECOY_RDN = `CN=hdc-no-such-account-${randomBytes(8).toString('hex')}`;
+// The stand-in whose facts an unknown name reads: the read account itself (one per directory).
+const standIns = new WeakMap<SignInDirectory, Promise<string>>();
+function standInDn(dir: SignInDirectory): Promise<string> {
+  let dn = standIns.get(dir);
+  if (!dn) {
+    dn = dir.readCreds().then(async ({ user }) => (user.includes('=') ? user : ((await dir.findUserDn(user)) ?? dir.baseDn)));
+    dn.catch(() => standIns.delete(dir));
+    standIns.set(dir, dn);
+  }
+  return dn;
+}
+
 /**
- * Directory sign-in (console spec, Authentication 1 and 4):
- * rate limits (per account and per address, before any bind, so the AD account is never locked
- * out by us) → resolve the user with the read account → bind as the user over LDAPS →
- * the operator must hold a role → with step-up mode `authenticator`, an authenticator code, or
- * the enrolment steps (password, key, first code; no session before that) → a new session id.
+ * Find the account a typed name names and read its facts, with the read account. A name that
+ * resolves to no account does the same directory work (the facts of a stand-in: the read account
+ * itself), so neither the time taken nor the answer tells an existing name from an unknown one.
+ */
+export async function resolveSignInAccount(dir: SignInDirectory, login: string): Promise<PrincipalFacts | undefined> {
+  const [dn, standIn] = await Promise.all([dir.findUserDn(login), standInDn(dir)]);
+  if (dn) return dir.principalFacts(dn);
+  await dir.principalFacts(standIn).catch(() => undefined);
+  return undefined;
+}
+
+// How long the directory took to refuse real accounts' wrong passwords, recently (this instance;
+// a cache that may be lost). A DC refuses an unknown DN faster than a real account's wrong
+// password (it writes the account's badPwdCount), so the stand-in bind is padded to a time drawn
+// from these (docs/decisions.md, Console 7; bench/signin-timing.ts measures both).
+const refusalTimes: number[] = [];
+const REFUSAL_SAMPLES = 32;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Bind as the account (over LDAPS, with the typed password); without an account, bind a DN that
+ * names none and take as long as a real account's refusal takes.
+ */
+export async function checkSignInPassword(dir: SignInDirectory, account: PrincipalFacts | undefined, password: string): Promise<boolean> {
+  const t0 = performance.now();
+  let ok: boolean;
+  try {
+    ok = await dir.pool.verifyCredentials({ user: account?.dn ?? `${DECOY_RDN},${dir.baseDn}`, password });
+  } catch (e) {
+    if (!(e instanceof DirectoryInvalidCredentials)) throw e;
+    ok = false;
+  }
+  const took = performance.now() - t0;
+  if (account && !ok) {
+    refusalTimes.push(took);
+    if (refusalTimes.length > REFUSAL_SAMPLES) refusalTimes.shift();
+  } else if (!account) {
+    // no real refusal seen yet on this instance: a DC's refusal of a real account took about 1.5x
+    // its refusal of an unknown DN on the local Samba DCs
+    const target = refusalTimes.length ? refusalTimes[Math.floor(Math.random() * refusalTimes.length)] : took * 1.5;
+    if (target > took) await sleep(target - took);
+  }
+  return ok && !!account;
+}
+
+/**
+ * Directory sign-in (console spec, Authentication 1 and 4): resolve the typed name to its account
+ * with the read account → the sign-in limits, keyed on that account (its objectGUID) and the
+ * address, taken before any bind so the console never drives the directory's lockout counter
+ * (docs/decisions.md, Console 7) → bind as the user over LDAPS → the operator must hold a role →
+ * with step-up mode `authenticator`, an authenticator code, or the enrolment steps (password,
+ * key, first code; no session before that) → a new session id.
  */
 export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignInContext): Promise<{ session: Session; operator: OperatorIdentity }> {
   const settings = await rt.settings();
   if (!settings) throw new ApiError(503, 'not_configured');
   if (!rt.config.Authentication.ActiveDirectory.Enabled) throw forbidden('password_signin_disabled');
-  const account = input.username.trim().toLowerCase();
-  const limits = rt.config.SignIn;
-  const audit = (outcome: string, reason: string, extra: Record<string, unknown> = {}) =>
+  const typed = input.username.trim();
+  const audit = (outcome: string, reason: string, guid?: string, details?: Record<string, unknown>) =>
     rt.audit.append({
       event: 'auth.login',
       outcome,
       reason,
-      actor: { name: account, provider: 'ad', ip: ctx.sourceIp, ...(extra.guid ? { id: String(extra.guid) } : {}) },
+      actor: { name: typed.toLowerCase(), provider: 'ad', ip: ctx.sourceIp, ...(guid ? { id: guid } : {}) },
       correlationId: ctx.correlationId,
+      ...(details ? { details } : {}),
     });
 
-  const [perAccount, perAddress] = await Promise.all([
-    failureCount(rt.store, 'signin-account', account, limits.FailureWindow),
-    failureCount(rt.store, 'signin-address', ctx.sourceIp, limits.FailureWindow),
-  ]);
-  if (perAccount >= limits.MaxFailuresPerAccount || perAddress >= limits.MaxFailuresPerAddress) {
-    await audit('denied', perAccount >= limits.MaxFailuresPerAccount ? 'rate_limited:account' : 'rate_limited:address');
-    throw tooMany('signin_rate_limited', { retryAfterSeconds: limits.FailureWindow });
+  const early = await addressRefused(rt.store, rt.config.SignIn, ctx.sourceIp);
+  const directory = early ? undefined : await rt.directory();
+  const found = directory && (await resolveSignInAccount(directory, typed));
+  const attempt = early ?? (await admitSignIn(rt.store, rt.config.SignIn, accountSubject(found?.guid, typed), ctx.sourceIp));
+  if (!attempt.admitted) {
+    await audit('denied', `rate_limited:${attempt.limit}`, found?.guid);
+    throw tooMany('signin_rate_limited', { retryAfterSeconds: attempt.retryAfterSeconds });
   }
-  const fail = async (reason: string, code = 'invalid_credentials', guid?: string) => {
-    await Promise.all([
-      recordFailure(rt.store, 'signin-account', account, limits.FailureWindow),
-      recordFailure(rt.store, 'signin-address', ctx.sourceIp, limits.FailureWindow),
-    ]);
-    await audit('failure', reason, { guid });
+  const slowed = attempt.slowed ? { slowed: true } : undefined;
+  // the attempt leaves the window as a failure or a success; an error on the way gives its place back
+  let settled = false;
+  const succeeded = () => {
+    settled = true;
+    return attempt.succeeded();
+  };
+  const fail = async (reason: string, code = 'invalid_credentials') => {
+    settled = true;
+    await attempt.failed();
+    await audit('failure', reason, found?.guid, slowed);
     return unauthorized(code);
   };
-
-  const directory = await rt.directory();
-  const dn = await directory.findUserDn(input.username.trim());
-  if (!dn) throw await fail('unknown_account');
   try {
-    const ok = await directory.pool.verifyCredentials({ user: dn, password: input.password });
-    if (!ok) throw await fail('bad_password');
+    const passwordOk = await checkSignInPassword(directory!, found, input.password);
+    if (!found) throw await fail('unknown_account');
+    if (!passwordOk) throw await fail('bad_password');
+    const facts = found;
+    if (facts.userAccountControl & 0x2) throw await fail('account_disabled');
+
+    const rights = await operatorRights(rt.store, settings, facts);
+    if (!hasAnyRole(rights)) {
+      await succeeded(); // the password was right: not a guess
+      await audit('denied', 'no_role', facts.guid);
+      throw forbidden('no_console_role');
+    }
+
+    let checkedAuthenticator: string | undefined;
+    if (settings.stepUpMode === 'authenticator') {
+      const key = await rt.masterKey();
+      const rec = await getOperator(rt.store, facts.guid);
+      const enrolled = !!rec?.data.totpSealed;
+      if (!enrolled) {
+        if (!input.code) {
+          const secret = await pendingEnrolmentSecret(rt.store, key, facts.guid, facts.samAccountName);
+          await succeeded();
+          await audit('pending', 'totp_enrolment_required', facts.guid);
+          throw new ApiError(401, 'totp_enrolment_required', { secret, otpauthUri: totpUri(secret, facts.upn ?? facts.samAccountName) });
+        }
+        if (!(await checkTotpCode(rt.store, key, facts.guid, input.code, { enrol: true }))) throw await fail('totp_enrolment_invalid', 'totp_invalid');
+        await rt.audit.append({ event: 'auth.totp_enrolled', outcome: 'success', actor: { id: facts.guid, name: facts.samAccountName, provider: 'ad', ip: ctx.sourceIp }, correlationId: ctx.correlationId });
+        checkedAuthenticator = (await getOperator(rt.store, facts.guid))?.data.totpSealed;
+      } else {
+        if (!input.code) {
+          await succeeded();
+          await audit('pending', 'totp_required', facts.guid);
+          throw new ApiError(401, 'totp_required');
+        }
+        if (!(await checkTotpCode(rt.store, key, facts.guid, input.code))) throw await fail('totp_invalid', 'totp_invalid');
+        checkedAuthenticator = rec!.data.totpSealed;
+      }
+    }
+
+    const operator: OperatorIdentity = {
+      guid: facts.guid,
+      dn: facts.dn,
+      username: facts.samAccountName,
+      displayName: facts.displayName,
+      sid: facts.sid,
+      groupSids: facts.groupSids,
+      provider: 'ad',
+      factsAt: Date.now(),
+    };
+    // a new session id at sign-in (no fixation); the anonymous pre-session is dropped
+    if (ctx.preSession) await destroySession(rt.store, ctx.preSession.id);
+    const session = await createSession(rt.store, sessionPolicy(rt), operator);
+    if (settings.stepUpMode === 'authenticator') {
+      // an authenticator reset that ran while this sign-in was checking the code ends this session
+      // too: it either saw the session in the index or cleared the authenticator before this read
+      const now = (await getOperator(rt.store, facts.guid))?.data.totpSealed;
+      if (!now || now !== checkedAuthenticator) {
+        await destroySession(rt.store, session.id);
+        await succeeded();
+        await audit('denied', 'totp_reset_during_signin', facts.guid);
+        throw unauthorized('totp_required');
+      }
+    }
+    await succeeded();
+    await audit('success', settings.stepUpMode === 'authenticator' ? 'password+authenticator' : 'password', facts.guid, slowed);
+    return { session, operator };
   } catch (e) {
-    if (e instanceof DirectoryInvalidCredentials) throw await fail('bad_password');
+    if (!settled) await attempt.succeeded().catch(() => undefined);
     throw e;
   }
-  const facts = await directory.principalFacts(dn);
-  if (!facts) throw await fail('unknown_account');
-  if (facts.userAccountControl & 0x2) throw await fail('account_disabled', 'invalid_credentials', facts.guid);
-
-  const rights = await operatorRights(rt.store, settings, facts);
-  if (!hasAnyRole(rights)) {
-    await audit('denied', 'no_role', { guid: facts.guid });
-    throw forbidden('no_console_role');
-  }
-
-  if (settings.stepUpMode === 'authenticator') {
-    const key = await rt.masterKey();
-    const rec = await getOperator(rt.store, facts.guid);
-    const enrolled = !!rec?.data.totpSealed;
-    if (!enrolled) {
-      if (!input.code) {
-        const secret = await pendingEnrolmentSecret(rt.store, key, facts.guid, facts.samAccountName);
-        await audit('pending', 'totp_enrolment_required', { guid: facts.guid });
-        throw new ApiError(401, 'totp_enrolment_required', { secret, otpauthUri: totpUri(secret, facts.upn ?? facts.samAccountName) });
-      }
-      if (!(await checkTotpCode(rt.store, key, facts.guid, input.code, { enrol: true }))) throw await fail('totp_enrolment_invalid', 'totp_invalid', facts.guid);
-      await rt.audit.append({ event: 'auth.totp_enrolled', outcome: 'success', actor: { id: facts.guid, name: facts.samAccountName, provider: 'ad', ip: ctx.sourceIp }, correlationId: ctx.correlationId });
-    } else {
-      if (!input.code) {
-        await audit('pending', 'totp_required', { guid: facts.guid });
-        throw new ApiError(401, 'totp_required');
-      }
-      if (!(await checkTotpCode(rt.store, key, facts.guid, input.code))) throw await fail('totp_invalid', 'totp_invalid', facts.guid);
-    }
-  }
-
-  const operator: OperatorIdentity = {
-    guid: facts.guid,
-    dn: facts.dn,
-    username: facts.samAccountName,
-    displayName: facts.displayName,
-    sid: facts.sid,
-    groupSids: facts.groupSids,
-    provider: 'ad',
-    factsAt: Date.now(),
-  };
-  // a new session id at sign-in (no fixation); the anonymous pre-session is dropped
-  if (ctx.preSession) await destroySession(rt.store, ctx.preSession.id);
-  const session = await createSession(rt.store, sessionPolicy(rt), operator);
-  await audit('success', settings.stepUpMode === 'authenticator' ? 'password+authenticator' : 'password', { guid: facts.guid });
-  return { session, operator };
 }
 
 export const sessionPolicy = (rt: ConsoleRuntime) => ({

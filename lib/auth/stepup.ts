@@ -1,12 +1,17 @@
-import { badRequest, forbidden } from '../errors';
+import { badRequest, forbidden, tooMany } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
 import type { StepUpMode } from '../setup/settings';
 import { checkTotpCode, hasAuthenticator } from './operators';
-import { recordFailure, failureCount } from './rate-limit';
+import { admitStepUp } from './rate-limit';
 import { updateSession, type Session } from './sessions';
-import { tooMany } from '../errors';
 
 export type Proof = 'authenticator' | 'password';
+
+// A step-up window satisfies the proof it was opened with or a weaker one: a window opened with
+// the directory password does not satisfy a route that now asks for the authenticator (e.g. after
+// the mode was switched from `password` to `authenticator`).
+const STRENGTH: Record<string, number> = { password: 1, authenticator: 2 };
+export const satisfies = (opened: string | undefined, asked: Proof) => (STRENGTH[opened ?? ''] ?? 0) >= STRENGTH[asked];
 
 /** The proof the usual step-up asks of this operator in this mode (none: no proof). */
 export async function usualProof(rt: ConsoleRuntime, session: Session, mode: StepUpMode): Promise<Proof | undefined> {
@@ -21,8 +26,9 @@ export async function strictProof(rt: ConsoleRuntime, session: Session): Promise
 }
 
 /**
- * Step-up by authenticator code or directory password (audited `auth.reauth`). Failures count
- * against the same per-account limit as sign-in, so a step-up cannot be used to guess passwords.
+ * Step-up by authenticator code or directory password (audited `auth.reauth`). Failures count in
+ * the operator's own step-up window (MaxStepUpFailures, then 429 `reauth_rate_limited`) and in the
+ * account-wide window that slows sign-ins; they never refuse a sign-in (docs/decisions.md, Console 7).
  */
 export async function stepUp(
   rt: ConsoleRuntime,
@@ -32,36 +38,44 @@ export async function stepUp(
 ): Promise<Proof> {
   const op = session.operator!;
   const settings = (await rt.settings())!;
-  const limits = rt.config.SignIn;
-  const account = op.username.toLowerCase();
-  if ((await failureCount(rt.store, 'signin-account', account, limits.FailureWindow)) >= limits.MaxFailuresPerAccount) {
-    throw tooMany('signin_rate_limited', { retryAfterSeconds: limits.FailureWindow });
-  }
   const enrolled = await hasAuthenticator(rt.store, op.guid);
   let proof: Proof;
-  let ok: boolean;
   if (input.code !== undefined) {
     if (!enrolled) throw badRequest('no_authenticator');
     if (settings.stepUpMode === 'password') throw badRequest('password_required');
     proof = 'authenticator';
-    ok = await checkTotpCode(rt.store, await rt.masterKey(), op.guid, input.code);
   } else if (input.password !== undefined) {
     // an enrolled operator in mode authenticator proves with the authenticator, not the password
     if (settings.stepUpMode === 'authenticator' && enrolled) throw badRequest('authenticator_code_required');
     proof = 'password';
-    ok = await (await rt.directory()).pool.verifyCredentials({ user: op.dn, password: input.password });
   } else throw badRequest('proof_required');
+
+  const actor = { id: op.guid, name: op.username, provider: op.provider, ip: ctx.sourceIp };
+  const attempt = await admitStepUp(rt.store, rt.config.SignIn, op.guid);
+  if (!attempt.admitted) {
+    await rt.audit.append({ event: 'auth.reauth', outcome: 'denied', reason: 'rate_limited:step_up', actor, correlationId: ctx.correlationId });
+    throw tooMany('reauth_rate_limited', { retryAfterSeconds: attempt.retryAfterSeconds });
+  }
+  let ok: boolean;
+  try {
+    ok =
+      proof === 'authenticator'
+        ? await checkTotpCode(rt.store, await rt.masterKey(), op.guid, input.code!)
+        : await (await rt.directory()).pool.verifyCredentials({ user: op.dn, password: input.password! });
+  } catch (e) {
+    await attempt.succeeded(); // no answer is not a failed proof
+    throw e;
+  }
+  await (ok ? attempt.succeeded() : attempt.failed());
   await rt.audit.append({
     event: 'auth.reauth',
     outcome: ok ? 'success' : 'failure',
     reason: proof,
-    actor: { id: op.guid, name: op.username, provider: op.provider, ip: ctx.sourceIp },
+    actor,
     correlationId: ctx.correlationId,
+    ...(attempt.slowed ? { details: { slowed: true } } : {}),
   });
-  if (!ok) {
-    await recordFailure(rt.store, 'signin-account', account, limits.FailureWindow);
-    throw forbidden('reauth_failed');
-  }
+  if (!ok) throw forbidden('reauth_failed');
   await updateSession(rt.store, session, { stepUpAt: Math.floor(Date.now() / 1000), stepUpProof: proof });
   return proof;
 }
@@ -79,7 +93,7 @@ export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session):
   }
   const proof = await usualProof(rt, session, settings.stepUpMode);
   if (proof === undefined) return;
-  if (!hasRecentStepUp(rt, session)) throw forbidden('reauth_required', { proof });
+  if (!hasRecentStepUp(rt, session) || !satisfies(session.stepUpProof, proof)) throw forbidden('reauth_required', { proof });
 }
 
 /**
@@ -95,6 +109,6 @@ export async function requireStrictStepUp(rt: ConsoleRuntime, session: Session):
   }
   const settings = (await rt.settings())!;
   const proof = (await usualProof(rt, session, settings.stepUpMode)) ?? (await strictProof(rt, session));
-  const recent = hasRecentStepUp(rt, session) && (settings.stepUpMode !== 'none' || session.stepUpProof === proof);
+  const recent = hasRecentStepUp(rt, session) && satisfies(session.stepUpProof, proof);
   if (!recent) throw forbidden('strict_reauth_required', { proof });
 }

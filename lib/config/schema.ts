@@ -78,13 +78,18 @@ export const configSchema = z.object({
   Session: z
     .object({ IdleTimeout: duration(1800), AbsoluteTimeout: duration(36000) })
     .default({ IdleTimeout: 1800, AbsoluteTimeout: 36000 }),
+  // Sign-in limits (docs/decisions.md, Console 7): two hard limits that only the failing address
+  // feels, one account-wide limit that slows instead of refusing; sliding windows of FailureWindow.
   SignIn: z
     .object({
-      MaxFailuresPerAccount: int(5, 1),
+      MaxFailuresPerAccountAndAddress: int(5, 1),
       MaxFailuresPerAddress: int(20, 1),
+      MaxFailuresPerAccount: int(10, 1),
+      AccountSlowdown: duration(2),
+      MaxStepUpFailures: int(5, 1),
       FailureWindow: duration(900),
     })
-    .default({ MaxFailuresPerAccount: 5, MaxFailuresPerAddress: 20, FailureWindow: 900 }),
+    .default({ MaxFailuresPerAccountAndAddress: 5, MaxFailuresPerAddress: 20, MaxFailuresPerAccount: 10, AccountSlowdown: 2, MaxStepUpFailures: 5, FailureWindow: 900 }),
   Database: z.object({ AutoMigrate: bool(true) }).default({ AutoMigrate: true }),
   Directory: z
     .object({

@@ -1,7 +1,7 @@
 import { badRequest, tooMany, unauthorized } from '../errors';
-import { failureCount, recordFailure } from '../auth/rate-limit';
 import { getRecord, putRecord } from '../store/records';
 import type { Store } from '../store';
+import { giveBack, takeFromWindows, type WindowSpec } from '../store/window';
 import { constantTimeEqual } from '../crypto/seal';
 import { signLocalToken } from './jwt';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './password';
@@ -9,8 +9,10 @@ import type { FleetRuntime } from './runtime';
 
 // The local administrator (break-glass) login: always an administrator, never scoped. The
 // password is hashed with scrypt; failures are counted per source address and per account in
-// DynamoDB windows so guessing is slowed across every instance. A password change bumps the
-// `epoch`, which revokes every token issued before it.
+// sliding DynamoDB windows (lib/store/window.ts): an attempt takes its place before the password
+// is checked, atomically, so N parallel attempts admit at most the limit on every instance, and
+// gives it back when it succeeds. A password change bumps the `epoch`, which revokes every token
+// issued before it.
 
 export interface LocalAdmin {
   username: string;
@@ -43,25 +45,32 @@ export async function localLogin(
   ctx: { sourceIp: string; correlationId: string },
 ): Promise<{ token: string; expiresAt: string; username: string }> {
   const actor = { id: input.username, name: input.username, provider: 'local', ip: ctx.sourceIp };
-  const [byAddress, byAccount] = await Promise.all([
-    failureCount(rt.store, 'fleet-login-ip', ctx.sourceIp, LOGIN_WINDOW_SECONDS),
-    failureCount(rt.store, 'fleet-login-account', 'local-admin', LOGIN_WINDOW_SECONDS),
-  ]);
-  if (byAddress >= MAX_FAILURES_PER_ADDRESS || byAccount >= MAX_FAILURES_PER_ACCOUNT) {
+  const windows: WindowSpec[] = [
+    { scope: 'fleet-login-ip', subject: ctx.sourceIp, limit: MAX_FAILURES_PER_ADDRESS, windowMs: LOGIN_WINDOW_SECONDS * 1000 },
+    { scope: 'fleet-login-account', subject: 'local-admin', limit: MAX_FAILURES_PER_ACCOUNT, windowMs: LOGIN_WINDOW_SECONDS * 1000 },
+  ];
+  const taken = await takeFromWindows(rt.store, windows);
+  if (!taken.admitted) {
     await rt.audit.append({ event: 'auth.login', outcome: 'denied', reason: 'too_many_attempts', actor, correlationId: ctx.correlationId });
-    throw tooMany('too_many_attempts', { retryAfterSeconds: LOGIN_WINDOW_SECONDS });
+    throw tooMany('too_many_attempts', { retryAfterSeconds: Math.ceil(taken.retryAfterMs / 1000) });
   }
-  const admin = await readLocalAdmin(rt.store);
-  const nameOk = !!admin && constantTimeEqual(admin.username, input.username);
-  const passOk = await verifyPassword(input.password, nameOk ? admin!.passwordHash : await dummyHash());
+  let nameOk = false;
+  let passOk = false;
+  let admin: LocalAdmin | undefined;
+  try {
+    admin = await readLocalAdmin(rt.store);
+    nameOk = !!admin && constantTimeEqual(admin.username, input.username);
+    passOk = await verifyPassword(input.password, nameOk ? admin!.passwordHash : await dummyHash());
+  } catch (e) {
+    await giveBack(rt.store, windows, taken.id);
+    throw e;
+  }
   if (!nameOk || !passOk) {
-    await Promise.all([
-      recordFailure(rt.store, 'fleet-login-ip', ctx.sourceIp, LOGIN_WINDOW_SECONDS),
-      recordFailure(rt.store, 'fleet-login-account', 'local-admin', LOGIN_WINDOW_SECONDS),
-    ]);
+    // the place taken stays: a failure
     await rt.audit.append({ event: 'auth.login', outcome: 'failure', reason: 'invalid_credentials', actor, correlationId: ctx.correlationId });
     throw unauthorized('invalid_credentials');
   }
+  await giveBack(rt.store, windows, taken.id);
   const { token, expiresAt } = await signLocalToken(await rt.masterKey(), admin!.username, admin!.epoch, rt.config.FLEET_LOCAL_TOKEN_TTL);
   await rt.audit.append({ event: 'auth.login', outcome: 'success', actor: { ...actor, id: admin!.username }, correlationId: ctx.correlationId });
   return { token, expiresAt, username: admin!.username };

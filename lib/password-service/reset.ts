@@ -64,6 +64,12 @@ export async function resetUserPassword(req: ResetRequest, ctx: ServiceContext):
   if (!s || !(await ctx.trusted(s))) return refuse('trust_not_pinned');
   const creds = await ctx.credentials('reset');
   if (!creds) return refuse('reset_not_configured');
+  // the LAPS account is never the reset account (console spec, Authentication 8): such a reset
+  // account counts as not configured (the log line says why)
+  if (creds.user.trim().toLowerCase() === ctx.config.PasswordService.LapsIdentity.Upn?.trim().toLowerCase()) {
+    done('laps_account_not_allowed');
+    return { ok: false as const, code: 'reset_not_configured' };
+  }
   const dir = ctx.directory(s, creds);
   let facts;
   try {

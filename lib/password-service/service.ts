@@ -8,7 +8,8 @@ import { isApiError } from '../errors';
 import { logger } from '../log';
 import type { InstanceSettings } from '../setup/settings';
 import type { Store } from '../store';
-import { addToCounter, getRecord, putRecord } from '../store/records';
+import { getRecord, putRecord } from '../store/records';
+import { takeFromWindows, type WindowOptions, type WindowSpec } from '../store/window';
 import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
 import { diagnoseLapsRights, holdsReadRight, lapsAccountSids, type ScopeDiagnosis } from './diagnose';
@@ -43,6 +44,21 @@ export interface LapsPayload {
   source: 'windows' | 'legacy';
 }
 
+/** The LAPS window of one computer: reads and expiries together (console spec, Reveal rule 4). */
+export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => ({
+  scope: 'pwdsvc-laps',
+  subject: computerGuid.toLowerCase(),
+  limit: config.PasswordService.MaxLapsReadsPerTarget,
+  windowMs: config.PasswordService.RateWindow * 1000,
+});
+
+/**
+ * At most MaxLapsReadsPerTarget reads or expiries of one computer in any RateWindow-long span
+ * (a sliding window, counted atomically across instances: DESIGN decision 12). Every attempt
+ * admitted counts, whatever its outcome.
+ */
+export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions) =>
+  takeFromWindows(store, [lapsWindow(config, computerGuid)], opts);
 
 export class PasswordService {
   private readonly ctx: ServiceContext;
@@ -119,12 +135,7 @@ export class PasswordService {
       done('laps_not_configured');
       return { ok: false, code: 'laps_not_configured' };
     }
-    // at most N reads or expiries per computer per window, counted across instances
-    const win = this.ctx.config.PasswordService.RateWindow;
-    const now = Math.floor(Date.now() / 1000);
-    const slot = now - (now % win);
-    const count = await addToCounter(this.ctx.store, `PWDSVC#RATE#${req.computerGuid.toLowerCase()}`, String(slot), 1, slot + win * 2);
-    if (count > this.ctx.config.PasswordService.MaxLapsReadsPerTarget) {
+    if (!(await admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid)).admitted) {
       done('rate_limited');
       return { ok: false, code: 'rate_limited' };
     }

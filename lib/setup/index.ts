@@ -82,6 +82,11 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
   const working = input.dcs.filter((_, i) => checks[i].ok);
   const pool = new DirectoryPool(working, poolOptions(rt.config.Directory, input.caPem));
   const dir = new Directory(pool, baseDn, async () => input.readAccount);
+  const reused = await lapsAccountReusedAs(dir, input.lapsIdentityUpn || rt.config.Helpdesk.LapsIdentityUpn, { read: input.readAccount.user, write: input.writeAccount.user });
+  if (reused) {
+    await rt.audit.append({ event: 'setup.completed', outcome: 'denied', reason: `laps_account_not_allowed:${reused}`, actor: { ip: actorIp }, correlationId });
+    throw badRequest('laps_account_not_allowed', { account: reused });
+  }
   const managedOus = await Promise.all(input.managedOus.map((o) => dir.resolveOu(o)));
   const tierOus = await Promise.all(input.tierOus.map((o) => dir.resolveOu(o)));
   const protectedGroups = await Promise.all(input.protectedGroups.map((g) => dir.resolveGroup(g)));
@@ -119,6 +124,26 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
   });
   await rt.audit.append({ event: 'super_administrator:granted', outcome: 'success', actor, correlationId, target: { id: superFacts.guid, name: superFacts.samAccountName } });
   return { dcs: checks, managedOus, superAdministrator: { guid: superFacts.guid, name: superFacts.samAccountName } };
+}
+
+/**
+ * The LAPS account is never the read or write account (console spec, Authentication 8): compared
+ * as directory accounts (objectGUID), whichever way each is written (UPN, DN, DOMAIN\\name), and
+ * as written when one does not resolve. Answers which account it is, if any.
+ */
+export async function lapsAccountReusedAs(dir: Directory, laps: string | undefined, accounts: Record<'read' | 'write', string>): Promise<'read' | 'write' | undefined> {
+  if (!laps) return undefined;
+  const guidOf = async (user: string) => {
+    const dn = user.includes('=') ? user : await dir.findUserDn(user);
+    return dn ? (await dir.principalFacts(dn).catch(() => undefined))?.guid.toLowerCase() : undefined;
+  };
+  const lapsGuid = await guidOf(laps);
+  for (const which of ['read', 'write'] as const) {
+    const user = accounts[which];
+    if (user.trim().toLowerCase() === laps.trim().toLowerCase()) return which;
+    if (lapsGuid && (await guidOf(user)) === lapsGuid) return which;
+  }
+  return undefined;
 }
 
 export async function requireConfigured(rt: ConsoleRuntime): Promise<InstanceSettings> {

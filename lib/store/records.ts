@@ -1,4 +1,4 @@
-import { $add, any, DeleteItemCommand, Entity, GetItemCommand, item, number, PutItemCommand, QueryCommand, string, UpdateItemCommand } from 'dynamodb-toolbox';
+import { any, DeleteItemCommand, Entity, GetItemCommand, item, number, PutItemCommand, QueryCommand, string } from 'dynamodb-toolbox';
 import { isConditionFailed, nowSeconds, type Store } from './index';
 
 // Typed records over the single table. A record is a JSON document under (pk, sk) with an
@@ -19,19 +19,10 @@ export function recordEntity(store: Store) {
   });
 }
 
-export function counterEntity(store: Store) {
-  return new Entity({
-    name: 'Counter',
-    table: store.table,
-    timestamps: false,
-    schema: item({ pk: string().key(), sk: string().key(), count: number(), ttl: number().optional() }),
-  });
-}
-
-const cache = new WeakMap<Store, { record: ReturnType<typeof recordEntity>; counter: ReturnType<typeof counterEntity> }>();
+const cache = new WeakMap<Store, { record: ReturnType<typeof recordEntity> }>();
 function ents(store: Store) {
   let e = cache.get(store);
-  if (!e) cache.set(store, (e = { record: recordEntity(store), counter: counterEntity(store) }));
+  if (!e) cache.set(store, (e = { record: recordEntity(store) }));
   return e;
 }
 
@@ -92,18 +83,4 @@ export async function queryRecords<T>(store: Store, pk: string, beginsWith?: str
   return out;
 }
 
-/** Atomically add to a counter (fixed windows: the window is part of the key); returns the new count. */
-export async function addToCounter(store: Store, pk: string, sk: string, by: number, ttl: number): Promise<number> {
-  const res = await ents(store)
-    .counter.build(UpdateItemCommand)
-    .item({ pk, sk, count: $add(by), ttl })
-    .options({ returnValues: 'ALL_NEW' })
-    .send();
-  return (res.Attributes?.count as number | undefined) ?? by;
-}
-
-export async function readCounter(store: Store, pk: string, sk: string): Promise<number> {
-  const { Item } = await ents(store).counter.build(GetItemCommand).key({ pk, sk }).options({ consistent: true }).send();
-  if (!Item || (Item.ttl !== undefined && Item.ttl <= nowSeconds())) return 0;
-  return Item.count;
-}
+// Counters and rate windows: see ./window.ts (sliding windows, never fixed clock windows).

@@ -139,7 +139,7 @@ describe('sign-in, sessions and CSRF', () => {
     const limited = await c.login('alice', target.password);
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe('signin_rate_limited');
-    expect((await auditSince(mark)).find((x) => x.event === 'auth.login')).toMatchObject({ outcome: 'denied', reason: 'rate_limited:account' });
+    expect((await auditSince(mark)).find((x) => x.event === 'auth.login')).toMatchObject({ outcome: 'denied', reason: 'rate_limited:account_address' });
     // the directory still accepts alice's password: the console stopped before any lockout
     const ldap = new Client({ url: stack.directory.dcs[0].url, tlsOptions: { ca: [fs.readFileSync(stack.directory.caFile)] } });
     await expect(ldap.bind(target.dn, target.password)).resolves.toBeUndefined();
@@ -152,8 +152,63 @@ describe('sign-in, sessions and CSRF', () => {
     for (let i = 0; i < 21; i++) last = await c.login(`no-such-user-${i}`, 'x');
     expect(last!.status).toBe(429);
     expect(last!.body.code).toBe('signin_rate_limited');
+    // X-Forwarded-For is not trusted: the limited address cannot claim to be another
+    await c.antiforgery();
+    const spoofed = await c.post('/api/auth/login', { username: 'no-such-user-y', password: 'x' }, { 'x-forwarded-for': '203.0.113.77' });
+    expect(spoofed.status).toBe(429);
     // another address is not affected
     const other = await newClient().login('no-such-user-x', 'x');
     expect(other.status).toBe(401);
+  });
+});
+
+describe('sign-in limits (issue 8): keyed on the account, counted atomically, no lock-out by strangers', () => {
+  const from = (n: number) => new ConsoleClient(stack.consoleUrl, `127.0.3.${n}`);
+  const loginRaw = async (c: ConsoleClient, username: string, password: string, code?: string) => c.post('/api/auth/login', { username, password, ...(code ? { code } : {}) });
+
+  it('respellings CORP\\bob, x\\bob, bob@corp.example.test, BOB and bob share one counter: the 6th attempt is refused, even with the right password', async () => {
+    const bob = seedUser('bob');
+    const c = from(1);
+    await c.antiforgery();
+    for (const spelling of ['CORP\\bob', 'x\\bob', 'bob@corp.example.test', 'BOB', 'bob']) {
+      const r = await loginRaw(c, spelling, 'wrong-password');
+      expect([spelling, r.status, r.body.code]).toEqual([spelling, 401, 'invalid_credentials']);
+    }
+    const mark = await auditMark();
+    const sixth = await loginRaw(c, 'Bob@Corp.Example.Test', bob.password);
+    expect([sixth.status, sixth.body.code]).toEqual([429, 'signin_rate_limited']);
+    expect(sixth.body.retryAfterSeconds).toBeGreaterThan(0);
+    const row = (await auditSince(mark)).find((x) => x.event === 'auth.login');
+    expect(row).toMatchObject({ outcome: 'denied', reason: 'rate_limited:account_address', actor: { id: bob.guid } });
+  });
+
+  it('10 parallel wrong passwords for one account from one address: 5 answered 401, 5 answered 429', async () => {
+    const clients = Array.from({ length: 10 }, () => from(2));
+    await Promise.all(clients.map((c) => c.antiforgery()));
+    const mark = await auditMark();
+    const results = await Promise.all(clients.map((c, i) => loginRaw(c, 'branch-bea', `wrong-${i}`)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429, 429, 429]);
+    const rows = (await auditSince(mark)).filter((x) => x.event === 'auth.login');
+    expect(rows.filter((x) => x.outcome === 'failure')).toHaveLength(5);
+    expect(rows.filter((x) => x.outcome === 'denied' && x.reason === 'rate_limited:account_address')).toHaveLength(5);
+  });
+
+  it('a stranger failing from 4 other addresses (24 wrong passwords) does not keep op-auditor out of his own sign-in: slowed, not refused', async () => {
+    const a = account('op-auditor');
+    for (let addr = 10; addr < 14; addr++) {
+      const c = from(addr);
+      await c.antiforgery();
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push((await loginRaw(c, i % 2 ? 'CORP\\op-auditor' : 'op-auditor', `guess-${i}`)).status);
+      expect(answers).toEqual([401, 401, 401, 401, 401, 429]);
+    }
+    const mark = await auditMark();
+    const owner = from(20);
+    const t0 = Date.now();
+    const r = await owner.login(a.username, a.password, await nextCode(a.username));
+    expect(r.status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1900); // SignIn:AccountSlowdown (2 s)
+    expect((await auditSince(mark)).find((x) => x.event === 'auth.login')).toMatchObject({ outcome: 'success', details: { slowed: true } });
   });
 });

@@ -1,4 +1,7 @@
-import { account, auditMark, auditSince, nextCode, signedIn } from '../support/stack';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { windowKey } from '../../lib/store/window';
+import { ConsoleClient } from '../../local/console-client';
+import { account, auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
 
 describe('step-up and the step-up mode', () => {
   it('needs the current mode’s step-up to change the mode, audits each change, and honours the new mode', async () => {
@@ -42,6 +45,36 @@ describe('step-up and the step-up mode', () => {
     const back = await c.put('/api/settings/step-up-mode', { mode: 'authenticator' });
     expect(back.status).toBe(200);
     expect((await c.get('/api/auth/me')).body.stepUpMode).toBe('authenticator');
+
+    // the window opened with the password (mode password) does not satisfy mode authenticator
+    mark = await auditMark();
+    const stale = await c.put('/api/settings/step-up-mode', { mode: 'authenticator' });
+    expect(stale.status).toBe(403);
+    expect(stale.body).toEqual({ code: 'reauth_required', proof: 'authenticator' });
+    expect((await auditSince(mark)).find((r) => r.event === 'settings.step_up_mode')).toBeUndefined();
+    expect((await c.post('/api/auth/reauth', { code: await nextCode('op-super') })).status).toBe(200);
+    expect((await c.put('/api/settings/step-up-mode', { mode: 'authenticator' })).status).toBe(200);
+  });
+
+  it('failed step-ups (5, then 429 reauth_rate_limited) never lock the operator out of sign-in', async () => {
+    const a = account('op-auditor');
+    const window = windowKey({ scope: 'stepup-account', subject: `guid:${seedUser('op-auditor').guid.toLowerCase()}` });
+    const c = await signedIn('op-auditor');
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await c.post('/api/auth/reauth', { code: '000000' });
+        expect([r.status, r.body.code]).toEqual([403, 'reauth_failed']);
+      }
+      const mark = await auditMark();
+      const sixth = await c.post('/api/auth/reauth', { code: '000000' });
+      expect([sixth.status, sixth.body.code]).toEqual([429, 'reauth_rate_limited']);
+      expect((await auditSince(mark)).find((r) => r.event === 'auth.reauth')).toMatchObject({ outcome: 'denied', reason: 'rate_limited:step_up' });
+      // a sign-in of the same operator is not refused
+      const fresh = await new ConsoleClient(stack.consoleUrl, '127.0.3.30').login(a.username, a.password, await nextCode('op-auditor'));
+      expect(fresh.status).toBe(200);
+    } finally {
+      await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: window }));
+    }
   });
 
   it('refuses the mode change to an operator without settings.manage (403, audited authz.decision), nothing changed', async () => {

@@ -36,6 +36,13 @@ describe('local administrator login', () => {
     // another address is not affected
     expect((await call('POST', '/api/auth/login', { body: stack.fleetAdmin, from: addr(24) })).status).toBe(200);
   });
+  it('10 parallel wrong passwords from one address: 5 answered 401, 5 answered 429 too_many_attempts (counted atomically)', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call('POST', '/api/auth/login', { body: { username: 'admin', password: `parallel-guess-${i}-xxxx` }, from: addr(25) })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429, 429, 429]);
+    expect(results.filter((r) => r.status === 429).every((r) => r.body.code === 'too_many_attempts')).toBe(true);
+  });
   it('refuses a forged or tampered local token', async () => {
     const token = await localAdmin();
     const [h, p, s] = token.split('.');

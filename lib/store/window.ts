@@ -1,0 +1,174 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailed, type Store } from './index';
+
+// The one sliding-window primitive (DESIGN decision 12): "at most `limit` events in any
+// `windowMs`-long span", counted atomically across instances. Sign-in limits, step-up failures,
+// the fleet's local login and the password service's LAPS window all use it.
+//
+// Storage: one item per subject (pk WINDOW#<scope>#<sha256(subject)>) holding the timestamps of
+// the events still inside the span, with a `version`. Every change is a read (consistent) followed
+// by a write conditioned on the version read; a lost race re-reads and decides again. So N
+// parallel attempts on one subject admit at most `limit`, whichever instance runs them, and the
+// span slides with each event (no fixed clock windows). Taking several windows at once (e.g. the
+// per-address and per-account limits of one sign-in) is one transaction: all admit or none counts.
+
+/** One event: when (epoch ms) and an id, so an admitted attempt can be given back. */
+export type WindowEntry = [t: number, id: string];
+
+export interface WindowSpec {
+  /** what is limited (readable: `signin-address`, `laps`); the key of the item */
+  scope: string;
+  /** who or what is counted (an address, an objectGUID); hashed before it becomes a key */
+  subject: string;
+  limit: number;
+  windowMs: number;
+}
+
+export type TakeResult =
+  | { admitted: true; id: string }
+  | { admitted: false; refusedBy: string; retryAfterMs: number; contention?: true };
+
+// ---- pure logic (unit-tested without DynamoDB)
+
+/** The entries still inside the span ending at `now` (an entry at t counts while now - t < windowMs). */
+export const liveEntries = (entries: WindowEntry[], now: number, windowMs: number): WindowEntry[] =>
+  entries.filter(([t]) => t > now - windowMs).sort((a, b) => a[0] - b[0]);
+
+/**
+ * Would one more event at `now` keep the span within the limit? When not: how long until it
+ * would (the moment enough of the oldest entries have left the span).
+ */
+export function admit(entries: WindowEntry[], spec: Pick<WindowSpec, 'limit' | 'windowMs'>, now: number): { admitted: boolean; live: WindowEntry[]; retryAfterMs: number } {
+  const live = liveEntries(entries, now, spec.windowMs);
+  if (live.length < spec.limit) return { admitted: true, live, retryAfterMs: 0 };
+  const freeing = live[live.length - spec.limit];
+  return { admitted: false, live, retryAfterMs: Math.max(1, freeing[0] + spec.windowMs - now) };
+}
+
+// ---- DynamoDB
+
+/** The item of a window (tests clear a window they fill). */
+export const windowKey = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => ({
+  pk: `WINDOW#${spec.scope}#${createHash('sha256').update(spec.subject).digest('hex').slice(0, 40)}`,
+  sk: 'WINDOW',
+});
+
+interface Snapshot {
+  key: { pk: string; sk: string };
+  entries: WindowEntry[];
+  /** 0: no item */
+  version: number;
+}
+
+async function read(store: Store, spec: Pick<WindowSpec, 'scope' | 'subject'>): Promise<Snapshot> {
+  const key = windowKey(spec);
+  const { Item } = await store.documentClient.send(new GetCommand({ TableName: store.tableName, Key: key, ConsistentRead: true }));
+  const entries = Array.isArray(Item?.data?.entries) ? (Item!.data.entries as WindowEntry[]) : [];
+  return { key, entries, version: typeof Item?.version === 'number' ? Item.version : 0 };
+}
+
+function putItem(store: Store, snap: Snapshot, entries: WindowEntry[], windowMs: number) {
+  const newest = entries.reduce((m, [t]) => Math.max(m, t), 0);
+  return {
+    TableName: store.tableName,
+    // expired items read as empty: DynamoDB deletes them only eventually (DynamoDB Local never)
+    Item: { ...snap.key, _et: 'Record', data: { entries }, version: snap.version + 1, ttl: Math.ceil((newest + windowMs) / 1000) + 1 },
+    ConditionExpression: snap.version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
+    ...(snap.version === 0 ? {} : { ExpressionAttributeValues: { ':v': snap.version } }),
+  };
+}
+
+async function write(store: Store, changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }>): Promise<boolean> {
+  try {
+    if (changes.length === 1) {
+      const c = changes[0];
+      await store.documentClient.send(new PutCommand(putItem(store, c.snap, c.entries, c.windowMs)));
+    } else {
+      await store.documentClient.send(new TransactWriteCommand({ TransactItems: changes.map((c) => ({ Put: putItem(store, c.snap, c.entries, c.windowMs) })) }));
+    }
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Jittered back-off after a lost race: parallel writers spread out instead of colliding again. */
+const backoff = (attempt: number) => sleep(Math.floor(Math.random() * (4 << Math.min(attempt, 5))) + 1);
+
+export interface WindowOptions {
+  /** the clock (epoch ms); injectable so a test can place events across any boundary */
+  now?: () => number;
+  /** lost races tolerated before giving up (a hard limit then refuses: fail closed) */
+  maxTries?: number;
+}
+
+/**
+ * Count one event in every window, only if every window admits it (conditional writes; one
+ * transaction for several windows). Refused: which window, and when an event would be admitted.
+ */
+export async function takeFromWindows(store: Store, specs: WindowSpec[], opts: WindowOptions = {}): Promise<TakeResult> {
+  const clock = opts.now ?? Date.now;
+  const id = randomBytes(6).toString('hex');
+  const maxTries = opts.maxTries ?? 30;
+  for (let attempt = 0; attempt < maxTries; attempt++) {
+    const now = clock();
+    const snaps = await Promise.all(specs.map((s) => read(store, s)));
+    const changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }> = [];
+    for (let i = 0; i < specs.length; i++) {
+      const decision = admit(snaps[i].entries, specs[i], now);
+      if (!decision.admitted) return { admitted: false, refusedBy: specs[i].scope, retryAfterMs: decision.retryAfterMs };
+      changes.push({ snap: snaps[i], entries: [...decision.live, [now, id]], windowMs: specs[i].windowMs });
+    }
+    if (await write(store, changes)) return { admitted: true, id };
+    await backoff(attempt);
+  }
+  return { admitted: false, refusedBy: specs[0]?.scope ?? 'window', retryAfterMs: 1000, contention: true };
+}
+
+/** Give an admitted event back (e.g. a sign-in that succeeded is not a failure). Best effort. */
+export async function giveBack(store: Store, specs: WindowSpec[], id: string, opts: WindowOptions = {}): Promise<void> {
+  const clock = opts.now ?? Date.now;
+  await Promise.all(
+    specs.map(async (spec) => {
+      for (let attempt = 0; attempt < (opts.maxTries ?? 30); attempt++) {
+        const snap = await read(store, spec);
+        if (!snap.entries.some(([, e]) => e === id)) return;
+        const entries = liveEntries(snap.entries, clock(), spec.windowMs).filter(([, e]) => e !== id);
+        if (await write(store, [{ snap, entries, windowMs: spec.windowMs }])) return;
+        await backoff(attempt);
+      }
+    }),
+  );
+}
+
+/**
+ * Record an event whatever the count (a soft limit that slows rather than refuses): the item keeps
+ * only the newest `limit` entries of the span, which is all a "reached the limit?" question needs.
+ * Best effort under contention: the winners' events are recorded.
+ */
+export async function noteInWindow(store: Store, spec: WindowSpec, opts: WindowOptions = {}): Promise<void> {
+  const clock = opts.now ?? Date.now;
+  const id = randomBytes(6).toString('hex');
+  for (let attempt = 0; attempt < (opts.maxTries ?? 10); attempt++) {
+    const now = clock();
+    const snap = await read(store, spec);
+    const entries: WindowEntry[] = [...liveEntries(snap.entries, now, spec.windowMs), [now, id]];
+    if (await write(store, [{ snap, entries: entries.slice(-spec.limit), windowMs: spec.windowMs }])) return;
+    await backoff(attempt);
+  }
+}
+
+/** Would one more event be admitted now? (A read only: nothing is counted.) */
+export async function peekWindow(store: Store, spec: WindowSpec, opts: WindowOptions = {}): Promise<{ admitted: boolean; count: number; retryAfterMs: number }> {
+  const snap = await read(store, spec);
+  const d = admit(snap.entries, spec, (opts.now ?? Date.now)());
+  return { admitted: d.admitted, count: d.live.length, retryAfterMs: d.retryAfterMs };
+}
+
+/** Events in the span ending now. */
+export async function countInWindow(store: Store, spec: WindowSpec, opts: WindowOptions = {}): Promise<number> {
+  return (await peekWindow(store, spec, opts)).count;
+}
