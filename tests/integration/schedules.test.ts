@@ -19,8 +19,8 @@ function scheduled(): Record<string, string> {
 }
 
 describe('scheduled functions in the local stack', () => {
-  it('schedules approvalsExpiry every Approvals:CheckInterval (60 s in the test profile) and auditRetention daily', () => {
-    expect(scheduled()).toEqual({ approvalsExpiry: '*/1 * * * *', auditRetention: '0 0 */1 * *' });
+  it('schedules approvalsExpiry every Approvals:CheckInterval (60 s in the test profile), auditRetention daily and auditVerify hourly', () => {
+    expect(scheduled()).toEqual({ approvalsExpiry: '*/1 * * * *', auditRetention: '0 0 */1 * *', auditVerify: '0 */1 * * *' });
   });
 
   it('expires a pending request past its lifetime by itself, within the next run of the scheduler', async () => {
