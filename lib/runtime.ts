@@ -2,7 +2,7 @@ import { AuditChain } from './audit';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './crypto/master-key';
 import { openString } from './crypto/seal';
-import { Directory, DirectoryPool, type DirectoryCredentials } from './directory';
+import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from './directory';
 import { poolOptions } from './directory/pool';
 import { unavailable } from './errors';
 import { logger } from './log';
@@ -50,7 +50,7 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
       user: s.readAccount.user,
       password: openString(await masterKey(), s.readAccount.sealedPassword, 'tech-account:read'),
     });
-    const directory = new Directory(pool, s.baseDn, readCreds);
+    const directory = new LdapDirectory(pool, s.baseDn, readCreds);
     const stop = pool.startHealthProbe(readCreds);
     dirCache = { version, directory, stop };
     return directory;

@@ -61,7 +61,7 @@ export async function stepUp(
     ok =
       proof === 'authenticator'
         ? await checkTotpCode(rt.store, await rt.masterKey(), op.guid, input.code!)
-        : await (await rt.directory()).pool.verifyCredentials({ user: op.dn, password: input.password! });
+        : await (await rt.directory()).verifyCredentials({ user: op.dn, password: input.password! });
   } catch (e) {
     await attempt.succeeded(); // no answer is not a failed proof
     throw e;

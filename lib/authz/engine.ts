@@ -1,6 +1,6 @@
 import type { OperatorIdentity } from '../auth/sessions';
 import type { Directory } from '../directory';
-import { isTrue, readGroupByGuid, readObjectByGuid, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
+import { isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { alwaysRequired, readApprovalSettings, requiresApproval, type ApprovalSettings, type ApprovalSource } from '../approvals/settings';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
@@ -107,11 +107,11 @@ const READ_PERMISSION: Record<TargetKind, Permission> = { computer: 'computers.r
 async function readAndClassify(ctx: DecisionContext, kind: TargetKind, guid: string): Promise<{ target: ObjectFacts; cls: TargetClass } | undefined> {
   const classCtx = await ctx.classificationContext();
   if (kind === 'group') {
-    const g = await readGroupByGuid(ctx.dir, guid);
+    const g = await ctx.dir.readGroup(guid);
     if (!g) return undefined;
     return { target: g, cls: classifyGroup({ ...g, criticalSystemObject: isTrue(g.attributes.isCriticalSystemObject) }, classCtx) };
   }
-  const target = await readObjectByGuid(ctx.dir, guid, kind === 'user' ? USER_ATTRIBUTES : undefined);
+  const target = await ctx.dir.readObject(guid, kind === 'user' ? USER_ATTRIBUTES : undefined);
   if (!target) return undefined;
   if (kind === 'computer') return { target, cls: classifyComputer(target, classCtx) };
   const sam = target.attributes.sAMAccountName;

@@ -5,8 +5,8 @@ import { decideOnComputer, type Actor, type DecisionContext } from '../authz/eng
 import { isGuid } from '../directory';
 import { ApiError, badRequest, notFound } from '../errors';
 import { loadLinkKey, openPassword } from '../password-service/link';
-import { callPasswordService } from '../password-service/client';
-import type { LapsOperation, LapsPayload } from '../password-service/service';
+import { callPasswordService } from '../password-service/console-side/client';
+import type { LapsOperation, LapsPayload } from '../password-service/link';
 
 export const lapsRequestSchema = z.object({
   confirm: z.boolean().optional(),

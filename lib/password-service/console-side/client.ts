@@ -1,8 +1,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { ApiError } from '../errors';
-import { logger } from '../log';
-import { loadLinkKey, signRequest } from './link';
-import type { ServiceRequest, ServiceResponse } from './service';
+import { ApiError } from '../../errors';
+import { logger } from '../../log';
+import { loadLinkKey, signRequest, type ServiceRequest, type ServiceResponse } from '../link';
 
 // The console's side of the internal link: a Lambda invoke of the password service (locally
 // serverless-offline's Lambda endpoint). The console never holds the LAPS or reset account.

@@ -1,48 +1,24 @@
-import { Attribute, Change, InsufficientAccessError } from 'ldapts';
-import type { Config } from '../config';
-import { sha256Hex } from '../crypto/seal';
-import { DirectoryInvalidCredentials, isGuid, type Directory, type DirectoryCredentials } from '../directory';
-import { classifyComputer, isBelow } from '../authz/classify';
-import { COMPUTER_ATTRIBUTES, fileTimeToIso, isoToFileTime, readObjectByGuid } from '../directory/objects';
-import { isApiError } from '../errors';
-import { logger } from '../log';
-import type { InstanceSettings } from '../setup/settings';
-import type { Store } from '../store';
-import { getRecord, putRecord } from '../store/records';
-import { takeFromWindows, type WindowOptions, type WindowSpec } from '../store/window';
+import { classifyComputer, isBelow } from '../../authz/classify';
+import type { Config } from '../../config';
+import { sha256Hex } from '../../crypto/seal';
+import { directoryRefusalCode, DirectoryInvalidCredentials, isGuid, type Directory, type DirectoryChange, type DirectoryCredentials, type LapsValues } from '../../directory';
+import { fileTimeToIso, isoToFileTime } from '../../directory/objects';
+import { isApiError } from '../../errors';
+import { logger } from '../../log';
+import type { InstanceSettings } from '../../setup/settings';
+import type { Store } from '../../store';
+import { getRecord, putRecord } from '../../store/records';
+import { takeFromWindows, type WindowOptions, type WindowSpec } from '../../store/window';
+import { sealPassword, verifyRequest, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
 import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
-import { diagnoseLapsRights, holdsReadRight, lapsAccountSids, type ScopeDiagnosis } from './diagnose';
-import { sealPassword, verifyRequest } from './link';
-import { resetUserPassword, type ResetRequest } from './reset';
+import { diagnoseLapsRights, holdsReadRight } from './diagnose';
+import { resetUserPassword } from './reset';
+
+export type { LapsOperation, LapsPayload, LapsRequest, ServiceRequest, ServiceResponse } from '../link';
 
 // The password service: the only process holding the LAPS account (and the reset account). It
 // re-checks everything the console decided, on its own reads, before touching a password.
-
-export type LapsOperation = 'laps.read' | 'laps.expire';
-export interface LapsRequest {
-  op: LapsOperation;
-  computerGuid: string;
-  /** the DN the console's decision was made on */
-  expectedDn: string;
-  /** the console's decision included vip.manage (DESIGN decision 2) */
-  vipAllowed: boolean;
-  operator: { guid: string; name: string };
-  correlationId: string;
-}
-export type ServiceRequest = { op: 'health' } | { op: 'pin' } | { op: 'laps.diagnose'; scopeDns: string[] } | LapsRequest | ResetRequest;
-
-export type ServiceResponse =
-  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured'; identity?: string; scopes?: ScopeDiagnosis[] }
-  | { ok: false; code: string };
-
-export interface LapsPayload {
-  account: string;
-  password: string;
-  updatedUtc: string | null;
-  expiresUtc: string | null;
-  source: 'windows' | 'legacy';
-}
 
 /** The LAPS window of one computer: reads and expiries together (console spec, Reveal rule 4). */
 export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => ({
@@ -144,18 +120,16 @@ export class PasswordService {
       done(code);
       return { ok: false as const, code };
     };
-    let facts;
+    let read: LapsValues | undefined;
     try {
-      facts = await readObjectByGuid(dir, req.computerGuid, [...COMPUTER_ATTRIBUTES, ...(req.op === 'laps.read' ? ['msLAPS-Password', 'ms-Mcs-AdmPwd'] : [])]);
+      // an expiry never reads the password
+      read = req.op === 'laps.read' ? await dir.readLaps(req.computerGuid) : await dir.readObject(req.computerGuid).then((facts) => facts && { facts });
     } catch (e) {
       if (e instanceof DirectoryInvalidCredentials) return refuse('laps_bind_failed');
       throw e;
     }
-    if (!facts) return refuse('not_found');
-    const windowsJson = facts.attributes['msLAPS-Password'];
-    const legacy = facts.attributes['ms-Mcs-AdmPwd'];
-    delete facts.attributes['msLAPS-Password'];
-    delete facts.attributes['ms-Mcs-AdmPwd'];
+    if (!read) return refuse('not_found');
+    const { facts, windows: windowsJson, legacy } = read;
     if (facts.dn.toLowerCase() !== String(req.expectedDn).toLowerCase()) return refuse('moved');
     const classification = await this.ctx.classificationContext(dir, s);
     if (!classification.managedOuDns.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
@@ -165,11 +139,10 @@ export class PasswordService {
     const expiresUtc = fileTimeToIso(facts.attributes['msLAPS-PasswordExpirationTime']) ?? fileTimeToIso(facts.attributes['ms-Mcs-AdmPwdExpirationTime']) ?? null;
     if (req.op === 'laps.expire') return this.expire(dir, creds, facts.dn, facts.attributes, done);
 
-    const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
     let payload: LapsPayload | undefined;
-    if (first(windowsJson)) {
+    if (windowsJson) {
       try {
-        const j = JSON.parse(first(windowsJson)!) as { n?: string; t?: string; p?: string };
+        const j = JSON.parse(windowsJson) as { n?: string; t?: string; p?: string };
         if (typeof j.p === 'string' && j.p) {
           const updated = j.t ? fileTimeToIso(BigInt(`0x${j.t}`).toString()) : undefined;
           payload = { account: j.n ?? 'Administrator', password: j.p, updatedUtc: updated ?? null, expiresUtc, source: 'windows' };
@@ -177,9 +150,9 @@ export class PasswordService {
       } catch {
         return refuse('laps_no_password'); // unreadable JSON: nothing we can show
       }
-    } else if (first(legacy)) {
+    } else if (legacy) {
       // legacy LAPS stores no account name: it manages the built-in administrator unless a GPO says otherwise
-      payload = { account: 'Administrator', password: first(legacy)!, updatedUtc: null, expiresUtc, source: 'legacy' };
+      payload = { account: 'Administrator', password: legacy, updatedUtc: null, expiresUtc, source: 'legacy' };
     }
     if (!payload) return refuse(await this.emptyReason(dir, creds, facts.dn, s));
     done('succeeded', { source: payload.source });
@@ -192,12 +165,10 @@ export class PasswordService {
    * stored (unsupported); otherwise the directory withheld it: no readable password.
    */
   private async emptyReason(dir: Directory, creds: DirectoryCredentials, dn: string, s: InstanceSettings): Promise<string> {
-    return dir.pool.run(creds, 'read', async (client) => {
-      const obj = await client.search(dn, { scope: 'base', attributes: ['msLAPS-PasswordExpirationTime'] });
-      const expiry = obj.searchEntries[0]?.['msLAPS-PasswordExpirationTime'];
-      if (expiry === undefined || (Array.isArray(expiry) && expiry.length === 0)) return 'laps_no_password';
-      return (await holdsReadRight(client, dn, s.baseDn, await lapsAccountSids(client, s.baseDn, creds.user))) ? 'laps_encrypted_unsupported' : 'laps_no_password';
-    });
+    const obj = await dir.readAttributes(dn, ['msLAPS-PasswordExpirationTime']);
+    const expiry = obj?.['msLAPS-PasswordExpirationTime'];
+    if (expiry === undefined || (Array.isArray(expiry) && expiry.length === 0)) return 'laps_no_password';
+    return (await holdsReadRight(dir, dn, await dir.accountSids(creds.user))) ? 'laps_encrypted_unsupported' : 'laps_no_password';
   }
 
   /** Diagnostics: the LAPS account signs in, and its rights on a sample computer per scope. */
@@ -207,23 +178,25 @@ export class PasswordService {
     const creds = await this.ctx.credentials('laps');
     if (!creds) return { ok: true, identity: 'laps_identity_not_configured', scopes: [] };
     const dir = this.ctx.directory(s, creds);
-    if (!(await dir.pool.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
+    if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
     return { ok: true, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
   }
 
   private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {
     const now = isoToFileTime(Date.now());
-    const changes: Change[] = [];
-    if (attrs['msLAPS-PasswordExpirationTime'] !== undefined) changes.push(new Change({ operation: 'replace', modification: new Attribute({ type: 'msLAPS-PasswordExpirationTime', values: [now] }) }));
-    if (attrs['ms-Mcs-AdmPwdExpirationTime'] !== undefined) changes.push(new Change({ operation: 'replace', modification: new Attribute({ type: 'ms-Mcs-AdmPwdExpirationTime', values: [now] }) }));
+    const changes: DirectoryChange[] = [];
+    // every schema present (DESIGN decision 1): the legacy password is never written
+    for (const attribute of ['msLAPS-PasswordExpirationTime', 'ms-Mcs-AdmPwdExpirationTime']) {
+      if (attrs[attribute] !== undefined) changes.push({ operation: 'replace', attribute, values: [now] });
+    }
     if (changes.length === 0) {
       done('laps_not_managed');
       return { ok: false, code: 'laps_not_managed' };
     }
     try {
-      await dir.pool.run(creds, 'write', (client) => client.modify(dn, changes));
+      await dir.modify(dn, changes);
     } catch (e) {
-      if (e instanceof InsufficientAccessError || (e as { code?: number }).code === 50) {
+      if (directoryRefusalCode(e, 'modify') === 'ad_denied') {
         done('ad_denied');
         return { ok: false, code: 'ad_denied' };
       }

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { ClassificationContext } from '../authz/classify';
-import type { Config } from '../config';
-import { sha256Hex } from '../crypto/seal';
-import { Directory, DirectoryPool, type DirectoryCredentials } from '../directory';
-import { poolOptions } from '../directory/pool';
-import { readSettings, type InstanceSettings } from '../setup/settings';
-import type { Store } from '../store';
-import { getRecord } from '../store/records';
+import type { ClassificationContext } from '../../authz/classify';
+import type { Config } from '../../config';
+import { sha256Hex } from '../../crypto/seal';
+import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from '../../directory';
+import { poolOptions } from '../../directory/pool';
+import { readSettings, type InstanceSettings } from '../../setup/settings';
+import type { Store } from '../../store';
+import { getRecord } from '../../store/records';
 
 // What every operation of the password service stands on: the directory settings (re-read at most
 // every 3 s), the pin, its technical accounts, and a directory bound to one of them.
@@ -61,7 +61,7 @@ export class ServiceContext {
     const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
     let dir = this.dirs.get(key);
     if (!dir) {
-      dir = new Directory(new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem)), s.baseDn, async () => creds);
+      dir = new LdapDirectory(new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem)), s.baseDn, async () => creds);
       this.dirs.set(key, dir);
     }
     return dir;

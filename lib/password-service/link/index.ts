@@ -1,11 +1,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { constantTimeEqual, open, seal } from '../crypto/seal';
-import type { Store } from '../store';
-import { putRecord } from '../store/records';
+import { constantTimeEqual, open, seal } from '../../crypto/seal';
+import type { Store } from '../../store';
+import { putRecord } from '../../store/records';
+import type { ResetPayload } from './protocol';
 
-// The signed internal link between the console and the password service (console spec 6):
+export * from './protocol';
+
+// The signed internal link between the console and the password service (console spec 6), the
+// one piece both sides hold (with the link key; never the LAPS or reset account):
 // requests carry an HMAC over a timestamp, a one-time nonce and the body (a replay is refused);
 // a password travels back sealed (AES-256-GCM) under the link key, bound to the computer and to
 // the direction service → console.
@@ -66,3 +70,10 @@ export const sealPassword = (key: Buffer, payload: unknown, computerGuid: string
 
 export const openPassword = <T>(key: Buffer, sealed: string, computerGuid: string, correlationId: string): T =>
   JSON.parse(open(key, sealed, passwordAad(computerGuid, correlationId)).toString('utf8')) as T;
+
+// a reset password: sealed under the link key, bound to the user and to the direction service → console
+const resetAad = (userGuid: string, correlationId: string) => `reset:service->console:${userGuid.toLowerCase()}:${correlationId}`;
+export const sealResetPassword = (key: Buffer, payload: ResetPayload, userGuid: string, correlationId: string) =>
+  seal(key, JSON.stringify(payload), resetAad(userGuid, correlationId));
+export const openResetPassword = (key: Buffer, sealed: string, userGuid: string, correlationId: string): ResetPayload =>
+  JSON.parse(open(key, sealed, resetAad(userGuid, correlationId)).toString('utf8')) as ResetPayload;
