@@ -1,4 +1,6 @@
+import { readApprovalSettings } from './approvals/settings';
 import { AuditChain } from './audit';
+import { DecisionContext } from './authz/context';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './crypto/master-key';
 import { openString } from './crypto/seal';
@@ -63,6 +65,18 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
   }
 
   return { config, store, audit, masterKey, settings, directory, writeCreds };
+}
+
+export type ConsoleDecisionContext = DecisionContext<ConsoleRuntime>;
+
+/** The decision context of one request: the current settings and directory, the approval rules read when a decision needs them. */
+export async function decisionContext(rt: ConsoleRuntime): Promise<ConsoleDecisionContext> {
+  // both reads at once; an unconfigured instance still answers as before (settings first)
+  const [settings, directory] = await Promise.allSettled([rt.settings(), rt.directory()]);
+  if (settings.status === 'rejected') throw settings.reason;
+  if (!settings.value) throw new Error('not configured');
+  if (directory.status === 'rejected') throw directory.reason;
+  return new DecisionContext(rt, directory.value, settings.value, () => readApprovalSettings(rt.store).then((r) => r.settings));
 }
 
 let singleton: ConsoleRuntime | undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { actorOf, decisionContext } from '@lib/authz/engine';
+import { actorOf } from '@lib/authz/engine';
+import { decisionContext } from '@lib/runtime';
 import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
 import { consoleHandler } from '@lib/http/lambda';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { actorOf, decisionContext } from '@lib/authz/engine';
+import { actorOf } from '@lib/authz/engine';
+import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/lambda';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';

@@ -1,19 +1,17 @@
-import type { OperatorIdentity } from '../auth/sessions';
-import type { Directory } from '../directory';
 import { isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
-import { alwaysRequired, readApprovalSettings, requiresApproval, type ApprovalSettings, type ApprovalSource } from '../approvals/settings';
-import type { ConsoleRuntime } from '../runtime';
-import type { InstanceSettings, ManagedOu } from '../setup/settings';
-import { classifyComputer, classifyGroup, classifyUser, isBelow, type ClassificationContext, type TargetClass } from './classify';
+import { alwaysRequired, requiresApproval, type ApprovalSource } from './approval-rules';
+import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClass } from './classify';
+import { DecisionContext, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
-import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import type { OperatorRights } from './rights';
+
+export { DecisionContext, type DecisionHost, type OperatorRef, type ScopedGrant } from './context';
 
 // The one authorization decision of the console: operator, action, target GUID → allow or refuse
 // with a reason, decided on fresh facts read from the directory by GUID, audited `authz.decision`.
 
 export interface Actor {
-  identity: OperatorIdentity;
+  identity: OperatorRef;
   rights: OperatorRights;
   ip: string;
 }
@@ -32,67 +30,6 @@ export type Decision =
  * satisfies, but an approver who holds the action only with approval is not directly allowed).
  */
 export type ApprovalMode = 'direct' | 'approver';
-
-/** A grant resolved for this request: its permissions and its scope OUs at their current DN. */
-export interface ScopedGrant {
-  delegationId: string;
-  permissions: Set<Permission>;
-  scopeDns: string[];
-}
-
-export class DecisionContext {
-  private ouDns = new Map<string, string | undefined>();
-  private approvals?: Promise<ApprovalSettings>;
-  constructor(
-    readonly rt: ConsoleRuntime,
-    readonly dir: Directory,
-    readonly settings: InstanceSettings,
-  ) {}
-
-  /** The current DN of an OU given by GUID (moved or renamed OUs follow; a deleted one matches nothing). */
-  async ouDn(ou: ManagedOu): Promise<string | undefined> {
-    if (!this.ouDns.has(ou.guid)) this.ouDns.set(ou.guid, await this.dir.dnOfGuid(ou.guid));
-    return this.ouDns.get(ou.guid);
-  }
-
-  /** Approval settings, read once per decision context. */
-  approvalSettings(): Promise<ApprovalSettings> {
-    return (this.approvals ??= readApprovalSettings(this.rt.store).then((r) => r.settings));
-  }
-
-  async classificationContext(): Promise<ClassificationContext> {
-    const managed = await Promise.all(this.settings.managedOus.map((o) => this.ouDn(o)));
-    const tiers = await Promise.all(this.settings.tierOus.map((o) => this.ouDn(o)));
-    return {
-      managedOuDns: managed.filter((d): d is string => !!d),
-      // a Tier OU that cannot be found any more still protects what sits at its recorded DN
-      tierOuDns: this.settings.tierOus.map((o, i) => tiers[i] ?? o.dn),
-      protectedGroupSids: this.settings.protectedGroups.map((g) => g.sid),
-    };
-  }
-
-  async grants(rights: OperatorRights): Promise<ScopedGrant[]> {
-    const out: ScopedGrant[] = [];
-    if (rights.superAdministrator) {
-      const dns = await Promise.all(this.settings.managedOus.map((o) => this.ouDn(o)));
-      out.push({ delegationId: SUPER_ADMINISTRATOR_ROLE.id, permissions: new Set(PERMISSIONS), scopeDns: dns.filter((d): d is string => !!d) });
-    }
-    const managed = (await this.classificationContext()).managedOuDns;
-    for (const g of rights.grants) {
-      const dns = (await Promise.all(g.delegation.scope.map((o) => this.ouDn(o)))).filter((d): d is string => !!d);
-      // a delegation never reaches past the managed OUs, whatever its scope says
-      const inside = dns.filter((d) => managed.some((m) => d.toLowerCase() === m.toLowerCase() || isBelow(d, m)));
-      out.push({ delegationId: g.delegation.id, permissions: new Set(g.role.permissions), scopeDns: inside });
-    }
-    return out;
-  }
-}
-
-export async function decisionContext(rt: ConsoleRuntime): Promise<DecisionContext> {
-  const settings = await rt.settings();
-  if (!settings) throw new Error('not configured');
-  return new DecisionContext(rt, await rt.directory(), settings);
-}
 
 const inScope = (dn: string, g: ScopedGrant) => g.scopeDns.some((s) => isBelow(dn, s));
 
@@ -196,6 +133,6 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
 }
 
 /** The actor of a signed-in request (the route pipeline has loaded the operator and their rights). */
-export function actorOf(c: { operator?: OperatorIdentity; rights?: OperatorRights; sourceIp: string }): Actor {
+export function actorOf(c: { operator?: OperatorRef; rights?: OperatorRights; sourceIp: string }): Actor {
   return { identity: c.operator!, rights: c.rights!, ip: c.sourceIp };
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { requireStrictStepUp } from '../auth/stepup';
 import type { Session } from '../auth/sessions';
-import { decideOnComputer, type Actor, type DecisionContext } from '../authz/engine';
+import { decideOnComputer, type Actor } from '../authz/engine';
 import { isGuid } from '../directory';
 import { ApiError, badRequest, notFound } from '../errors';
 import { loadLinkKey, openPassword } from '../password-service/link';
 import { callPasswordService } from '../password-service/console-side/client';
 import type { LapsOperation, LapsPayload } from '../password-service/link';
+import type { ConsoleDecisionContext } from '../runtime';
 
 export const lapsRequestSchema = z.object({
   confirm: z.boolean().optional(),
@@ -58,7 +59,7 @@ export const lapsRefusalAudit =
  * `rate_limited`, ...), also where the answer is a plain 404. The password never is.
  */
 export async function lapsAction(
-  ctx: DecisionContext,
+  ctx: ConsoleDecisionContext,
   actor: Actor,
   session: Session,
   op: LapsOperation,
