@@ -1,5 +1,5 @@
 import { isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
-import { alwaysRequired, requiresApproval, type ApprovalSource } from './approval-rules';
+import { alwaysRequired, isApprovable, requiresApproval, type ApprovalSource } from './approval-rules';
 import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClass } from './classify';
 import { DecisionContext, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
@@ -42,13 +42,13 @@ const READ_PERMISSION: Record<TargetKind, Permission> = { computer: 'computers.r
 
 /** Fresh facts of the target, read by GUID, and its class for this kind. */
 async function readAndClassify(ctx: DecisionContext, kind: TargetKind, guid: string): Promise<{ target: ObjectFacts; cls: TargetClass } | undefined> {
-  const classCtx = await ctx.classificationContext();
+  // the target and the OUs that classify it are read together (both fresh, by GUID)
   if (kind === 'group') {
-    const g = await ctx.dir.readGroup(guid);
+    const [classCtx, g] = await Promise.all([ctx.classificationContext(), ctx.dir.readGroup(guid)]);
     if (!g) return undefined;
     return { target: g, cls: classifyGroup({ ...g, criticalSystemObject: isTrue(g.attributes.isCriticalSystemObject) }, classCtx) };
   }
-  const target = await ctx.dir.readObject(guid, kind === 'user' ? USER_ATTRIBUTES : undefined);
+  const [classCtx, target] = await Promise.all([ctx.classificationContext(), ctx.dir.readObject(guid, kind === 'user' ? USER_ATTRIBUTES : undefined)]);
   if (!target) return undefined;
   if (kind === 'computer') return { target, cls: classifyComputer(target, classCtx) };
   const sam = target.attributes.sAMAccountName;
@@ -72,26 +72,41 @@ export async function decideOn(
   guid: string,
   opts: { audit: boolean; correlationId: string; approval?: ApprovalMode; ticket?: string },
 ): Promise<Decision> {
-  const decision = await decide(ctx, actor, kind, action, guid, opts.approval ?? 'direct');
-  if (opts.audit) {
-    const t = decision.target;
-    const reason = decision.allowed
-      ? `delegation:${decision.delegationId}`
-      : decision.approval
-        ? `approval_required:${decision.approval.kind === 'always' ? 'always' : `delegation:${decision.approval.delegationId}`}`
-        : decision.reason;
-    await ctx.rt.audit.append({
-      event: 'authz.decision',
-      outcome: decision.allowed ? 'allowed' : 'denied',
-      reason,
-      actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
-      target: { id: guid, ...(t ? { name: String(t.attributes.cn ?? ''), dn: t.dn } : {}), kind },
-      ...(opts.ticket ? { ticket: opts.ticket } : {}),
-      correlationId: opts.correlationId,
-      details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
-    });
-  }
+  const decision = await decideUnrecorded(ctx, actor, kind, action, guid, opts.approval);
+  if (opts.audit) await recordDecision(ctx, actor, kind, action, guid, decision, opts);
   return decision;
+}
+
+/** The decision alone (its facts read, nothing written): the caller records it with `recordDecision` before acting on it. */
+export const decideUnrecorded = (ctx: DecisionContext, actor: Actor, kind: TargetKind, action: Permission, guid: string, approval: ApprovalMode = 'direct') =>
+  decide(ctx, actor, kind, action, guid, approval);
+
+/** The decision's `authz.decision` row. */
+export async function recordDecision(
+  ctx: DecisionContext,
+  actor: Actor,
+  kind: TargetKind,
+  action: Permission,
+  guid: string,
+  decision: Decision,
+  opts: { correlationId: string; ticket?: string },
+): Promise<void> {
+  const t = decision.target;
+  const reason = decision.allowed
+    ? `delegation:${decision.delegationId}`
+    : decision.approval
+      ? `approval_required:${decision.approval.kind === 'always' ? 'always' : `delegation:${decision.approval.delegationId}`}`
+      : decision.reason;
+  await ctx.rt.audit.append({
+    event: 'authz.decision',
+    outcome: decision.allowed ? 'allowed' : 'denied',
+    reason,
+    actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
+    target: { id: guid, ...(t ? { name: String(t.attributes.cn ?? ''), dn: t.dn } : {}), kind },
+    ...(opts.ticket ? { ticket: opts.ticket } : {}),
+    correlationId: opts.correlationId,
+    details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
+  });
 }
 
 /** decideOnComputer: `decideOn` for computers (LAPS actions need `computers.read` in the same delegation). */
@@ -123,6 +138,11 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
   if (!holding.length) {
     const reason = vipNeeded && bestGrant(grants, target.dn, needs) ? 'vip_requires_vip_manage' : `missing_permission:${action}`;
     return { allowed: false, status: 403, reason, target, cls };
+  }
+  // an action no approval can concern (LAPS, reads) is decided without reading the approval settings
+  if (!isApprovable(action)) {
+    const g = holding[0];
+    return { allowed: true, target, cls, delegationId: g.delegationId, vipManage: g.permissions.has('vip.manage'), permissions: g.permissions };
   }
   const approvals = await ctx.approvalSettings();
   // approvals never widen a delegation: they only narrow what it allows directly

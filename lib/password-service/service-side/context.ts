@@ -38,12 +38,20 @@ export class ServiceContext {
     return rec?.settings;
   }
 
+  /** The pin record, read fresh (a deleted or changed pin holds at once). */
+  async pin(): Promise<Pin | undefined> {
+    return (await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk))?.data;
+  }
+
   /** Pinned to this domain and this CA (and to HDC_PWD_DOMAIN when set)? */
-  async trusted(s: InstanceSettings): Promise<boolean> {
-    const pin = await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk);
+  trustedBy(s: InstanceSettings, pin: Pin | undefined): boolean {
     if (!pin) return false;
-    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.data.domain) return false;
-    return pin.data.domain === s.domain && pin.data.caSha256 === sha256Hex(s.caPem);
+    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.domain) return false;
+    return pin.domain === s.domain && pin.caSha256 === sha256Hex(s.caPem);
+  }
+
+  async trusted(s: InstanceSettings): Promise<boolean> {
+    return this.trustedBy(s, await this.pin());
   }
 
   /** A technical account of the service: its UPN and its password from a file (local, container) or Secrets Manager (AWS). */

@@ -4,12 +4,13 @@ import { sha256Hex } from '../../crypto/seal';
 import { directoryRefusalCode, DirectoryInvalidCredentials, isGuid, type Directory, type DirectoryChange, type DirectoryCredentials, type LapsValues } from '../../directory';
 import { fileTimeToIso, isoToFileTime } from '../../directory/objects';
 import { isApiError } from '../../errors';
+import { HopTimes } from '../../hop-times';
 import { logger } from '../../log';
 import type { InstanceSettings } from '../../setup/settings';
 import type { Store } from '../../store';
 import { getRecord, putRecord } from '../../store/records';
-import { takeFromWindows, type WindowOptions, type WindowSpec } from '../../store/window';
-import { sealPassword, verifyRequest, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
+import { takeFromWindows, type AlongWith, type WindowOptions, type WindowSpec } from '../../store/window';
+import { checkEnvelope, nonceItem, recordNonce, sealPassword, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
 import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
 import { diagnoseLapsRights, holdsReadRight } from './diagnose';
@@ -33,8 +34,11 @@ export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => 
  * (a sliding window, counted atomically across instances: DESIGN decision 12). Every attempt
  * admitted counts, whatever its outcome.
  */
-export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions) =>
+export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: AlongWith }) =>
   takeFromWindows(store, [lapsWindow(config, computerGuid)], opts);
+
+/** The request's nonce was seen before: refused like any replay, nothing in it trusted. */
+class LinkReplayed extends Error {}
 
 export class PasswordService {
   private readonly ctx: ServiceContext;
@@ -47,20 +51,35 @@ export class PasswordService {
 
   /** Every invocation leaves a row in the service's own chain before its answer leaves: no row, no answer. */
   async handle(envelope: unknown): Promise<ServiceResponse> {
-    const link = await verifyRequest(await this.ctx.linkKey(), this.ctx.store, envelope);
+    const hops = new HopTimes();
+    const link = checkEnvelope(await this.ctx.linkKey(), envelope);
     if (!link.ok) {
       logger.warn('password service: link refused', { code: link.code });
       return this.recorded(undefined, { ok: false, code: link.code });
     }
     const req = link.request as ServiceRequest;
+    // every request's nonce is recorded before anything else is done for it (a replay is refused
+    // whatever it asks); a LAPS operation records it in the same write as its rate window
+    const isLaps = req?.op === 'laps.read' || req?.op === 'laps.expire';
+    if (!isLaps && !(await recordNonce(this.ctx.store, link.nonce))) {
+      logger.warn('password service: link refused', { code: 'link_replayed' });
+      return this.recorded(undefined, { ok: false, code: 'link_replayed' });
+    }
     let failed = false;
-    const res = await this.perform(req).catch((e: unknown): ServiceResponse => {
+    const res = await (isLaps ? this.laps(req as LapsRequest, link.nonce, hops) : this.perform(req)).catch((e: unknown): ServiceResponse => {
+      if (e instanceof LinkReplayed) return { ok: false, code: 'link_replayed' };
       if (isApiError(e)) return { ok: false, code: e.code };
       logger.error('password service: internal error', { error: (e as Error).name });
       failed = true;
       return { ok: false, code: 'laps_unavailable' };
     });
-    return this.recorded(req, res, failed);
+    if (!res.ok && res.code === 'link_replayed') {
+      logger.warn('password service: link refused', { code: res.code });
+      return this.recorded(undefined, res);
+    }
+    const answer = await hops.time('service.auditAppend', () => this.recorded(req, res, failed));
+    if (isLaps) logger.info('laps_timing', { correlationId: (req as LapsRequest).correlationId, operation: req.op, hops: hops.hops, total: hops.total() });
+    return answer;
   }
 
   private async recorded(req: ServiceRequest | undefined, res: ServiceResponse, failed = false): Promise<ServiceResponse> {
@@ -77,7 +96,6 @@ export class PasswordService {
     if (req.op === 'health') return { ok: true, laps: (await this.ctx.credentials('laps')) ? 'configured' : 'not_configured' };
     if (req.op === 'pin') return await this.pin();
     if (req.op === 'laps.diagnose') return await this.diagnose(req);
-    if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
     if (req.op === 'users.password.reset') return await resetUserPassword(req, this.ctx);
     return { ok: false, code: 'unknown_operation' };
   }
@@ -97,21 +115,50 @@ export class PasswordService {
     return { ok: true, pinned: s.domain };
   }
 
-  private async laps(req: LapsRequest): Promise<ServiceResponse> {
+  /** A LAPS operation; its nonce is spent on every path (with the rate window, or alone on a refusal or a failure before it). */
+  private async laps(req: LapsRequest, nonce: string, hops: HopTimes): Promise<ServiceResponse> {
+    const spent = { done: false };
+    try {
+      return await this.lapsOnce(req, nonce, hops, spent);
+    } catch (e) {
+      if (!spent.done && !(e instanceof LinkReplayed)) await recordNonce(this.ctx.store, nonce).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async lapsOnce(req: LapsRequest, nonce: string, hops: HopTimes, spent: { done: boolean }): Promise<ServiceResponse> {
     const done = (outcome: string, extra: Record<string, unknown> = {}) =>
       logger.info('laps_operation', { operation: req.op, outcome, computer: req.computerGuid, operator: req.operator?.name, correlationId: req.correlationId, ...extra });
-    if (!isGuid(req.computerGuid ?? '')) return { ok: false, code: 'not_found' };
-    const s = await this.ctx.settings();
-    if (!s || !(await this.ctx.trusted(s))) {
+    const spendNonce = async () => {
+      spent.done = true;
+      if (!(await recordNonce(this.ctx.store, nonce))) throw new LinkReplayed();
+    };
+    if (!isGuid(req.computerGuid ?? '')) {
+      await spendNonce();
+      return { ok: false, code: 'not_found' };
+    }
+    const [s, pin] = await hops.time('service.settingsAndPin', () => Promise.all([this.ctx.settings(), this.ctx.pin()]));
+    if (!s || !this.ctx.trustedBy(s, pin)) {
+      await spendNonce();
       done('trust_not_pinned');
       return { ok: false, code: 'trust_not_pinned' };
     }
     const creds = await this.ctx.credentials('laps');
     if (!creds) {
+      await spendNonce();
       done('laps_not_configured');
       return { ok: false, code: 'laps_not_configured' };
     }
-    if (!(await admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid)).admitted) {
+    const taken = await hops.time('service.nonceAndRateWindow', () =>
+      admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, { along: { name: 'link_nonce', put: nonceItem(this.ctx.store, nonce) } }),
+    );
+    if (!taken.admitted && taken.refusedBy === 'link_nonce') {
+      spent.done = true;
+      throw new LinkReplayed();
+    }
+    if (taken.admitted) spent.done = true;
+    if (!taken.admitted) {
+      await spendNonce();
       done('rate_limited');
       return { ok: false, code: 'rate_limited' };
     }
@@ -121,9 +168,13 @@ export class PasswordService {
       return { ok: false as const, code };
     };
     let read: LapsValues | undefined;
+    let classification;
     try {
-      // an expiry never reads the password
-      read = req.op === 'laps.read' ? await dir.readLaps(req.computerGuid) : await dir.readObject(req.computerGuid).then((facts) => facts && { facts });
+      // the computer and the OUs that classify it are read together (an expiry never reads the password)
+      [read, classification] = await Promise.all([
+        hops.time('service.ldapRead', () => (req.op === 'laps.read' ? dir.readLaps(req.computerGuid) : dir.readObject(req.computerGuid).then((facts) => facts && { facts }))),
+        hops.time('service.recheckReads', () => this.ctx.classificationContext(dir, s)),
+      ]);
     } catch (e) {
       if (e instanceof DirectoryInvalidCredentials) return refuse('laps_bind_failed');
       throw e;
@@ -131,7 +182,6 @@ export class PasswordService {
     if (!read) return refuse('not_found');
     const { facts, windows: windowsJson, legacy } = read;
     if (facts.dn.toLowerCase() !== String(req.expectedDn).toLowerCase()) return refuse('moved');
-    const classification = await this.ctx.classificationContext(dir, s);
     if (!classification.managedOuDns.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
     const cls = classifyComputer(facts, classification);
     if (!(cls.kind === 'standard' || (cls.kind === 'vip' && req.vipAllowed === true))) return refuse(cls.kind === 'vip' ? 'vip_not_allowed' : 'not_manageable');
