@@ -23,6 +23,8 @@ export interface ConsoleRuntime {
   directory(): Promise<Directory>;
   /** The console's write account (group members, user attributes, account state); never the reset or LAPS account. */
   writeCreds(): Promise<DirectoryCredentials>;
+  /** Settings and the directory they configure, from one read of the settings (undefined settings: not configured). */
+  settingsAndDirectory(): Promise<{ settings?: InstanceSettings; directory?: Directory }>;
 }
 
 
@@ -41,9 +43,7 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     return (await readSettings(store))?.settings;
   }
 
-  async function directory(): Promise<Directory> {
-    const rec = await readSettings(store);
-    if (!rec) throw unavailable('not_configured');
+  function directoryOf(rec: { settings: InstanceSettings; version: number }): Directory {
     const { settings: s, version } = rec;
     if (dirCache && dirCache.version === version) return dirCache.directory;
     dirCache?.stop();
@@ -58,25 +58,34 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     return directory;
   }
 
+  async function directory(): Promise<Directory> {
+    const rec = await readSettings(store);
+    if (!rec) throw unavailable('not_configured');
+    return directoryOf(rec);
+  }
+
+  async function settingsAndDirectory() {
+    const rec = await readSettings(store);
+    return rec ? { settings: rec.settings, directory: directoryOf(rec) } : {};
+  }
+
   async function writeCreds(): Promise<DirectoryCredentials> {
     const s = await settings();
     if (!s) throw unavailable('not_configured');
     return { user: s.writeAccount.user, password: openString(await masterKey(), s.writeAccount.sealedPassword, 'tech-account:write') };
   }
 
-  return { config, store, audit, masterKey, settings, directory, writeCreds };
+  return { config, store, audit, masterKey, settings, directory, writeCreds, settingsAndDirectory };
 }
 
 export type ConsoleDecisionContext = DecisionContext<ConsoleRuntime>;
 
 /** The decision context of one request: the current settings and directory, the approval rules read when a decision needs them. */
 export async function decisionContext(rt: ConsoleRuntime): Promise<ConsoleDecisionContext> {
-  // both reads at once; an unconfigured instance still answers as before (settings first)
-  const [settings, directory] = await Promise.allSettled([rt.settings(), rt.directory()]);
-  if (settings.status === 'rejected') throw settings.reason;
-  if (!settings.value) throw new Error('not configured');
-  if (directory.status === 'rejected') throw directory.reason;
-  return new DecisionContext(rt, directory.value, settings.value, () => readApprovalSettings(rt.store).then((r) => r.settings));
+  // one read of the settings for both (fresh: a change holds at once)
+  const { settings, directory } = await rt.settingsAndDirectory();
+  if (!settings || !directory) throw new Error('not configured');
+  return new DecisionContext(rt, directory, settings, () => readApprovalSettings(rt.store).then((r) => r.settings));
 }
 
 let singleton: ConsoleRuntime | undefined;
