@@ -9,7 +9,7 @@ import { logger } from '../../log';
 import type { InstanceSettings } from '../../setup/settings';
 import type { Store } from '../../store';
 import { getRecord, putRecord } from '../../store/records';
-import { takeFromWindows, type AlongWith, type WindowOptions, type WindowSpec } from '../../store/window';
+import { readWindows, takeFromWindows, type AlongWith, type WindowOptions, type WindowSnapshots, type WindowSpec } from '../../store/window';
 import { checkEnvelope, nonceItem, recordNonce, sealPassword, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
 import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
@@ -34,7 +34,7 @@ export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => 
  * (a sliding window, counted atomically across instances: DESIGN decision 12). Every attempt
  * admitted counts, whatever its outcome.
  */
-export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: AlongWith }) =>
+export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: AlongWith; prefetched?: Promise<WindowSnapshots> }) =>
   takeFromWindows(store, [lapsWindow(config, computerGuid)], opts);
 
 /** The request's nonce was seen before: refused like any replay, nothing in it trusted. */
@@ -137,6 +137,9 @@ export class PasswordService {
       await spendNonce();
       return { ok: false, code: 'not_found' };
     }
+    // the rate window's read starts with the settings and pin reads (it counts nothing yet)
+    const windowRead = readWindows(this.ctx.store, [lapsWindow(this.ctx.config, req.computerGuid)]);
+    windowRead.catch(() => undefined);
     const [s, pin] = await hops.time('service.settingsAndPin', () => Promise.all([this.ctx.settings(), this.ctx.pin()]));
     if (!s || !this.ctx.trustedBy(s, pin)) {
       await spendNonce();
@@ -150,7 +153,7 @@ export class PasswordService {
       return { ok: false, code: 'laps_not_configured' };
     }
     const taken = await hops.time('service.nonceAndRateWindow', () =>
-      admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, { along: { name: 'link_nonce', put: nonceItem(this.ctx.store, nonce) } }),
+      admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, { along: { name: 'link_nonce', put: nonceItem(this.ctx.store, nonce) }, prefetched: windowRead }),
     );
     if (!taken.admitted && taken.refusedBy === 'link_nonce') {
       spent.done = true;
