@@ -1,5 +1,6 @@
 // Every fleet route, for the guard table test and the route/serverless.fleet.yml consistency test.
 import { routes as access } from './access';
+import { routes as alerts } from './alerts';
 import { routes as audit } from './audit';
 import { routes as auth } from './auth';
 import { routes as clients } from './clients';
@@ -8,4 +9,4 @@ import { routes as health } from './health';
 import { routes as nodes } from './nodes';
 import { routes as technicians } from './technicians';
 
-export const fleetRoutes = { access, audit, auth, clients, consoles, health, nodes, technicians };
+export const fleetRoutes = { access, alerts, audit, auth, clients, consoles, health, nodes, technicians };

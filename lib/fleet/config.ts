@@ -59,6 +59,10 @@ export const fleetEnvSchema = z
       .transform((s) => (s === undefined ? undefined : new URL(s).origin)),
     /** Strict-Transport-Security max-age, sent when FLEET_PUBLIC_ORIGIN is https; 0 = never */
     FLEET_HSTS_MAX_AGE: z.coerce.number().int().min(0).default(31536000),
+    /** seals notification channel secrets (AES-256-GCM): base64 of 32 bytes (spec, Authentication 4) */
+    SECRETS_ENCRYPTION_KEY: optionalString.refine((s) => s === undefined || Buffer.from(s, 'base64').length === 32, 'expected base64 of 32 bytes'),
+    /** consoles polled at the same time by one invocation (docs/fleet-alerts.md) */
+    FLEET_POLL_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
   })
   .refine((c) => !(c.ACCESS_IDENTITY_FILE && c.ACCESS_MACHINE_ID_IDENTITY), {
     message: 'set ACCESS_IDENTITY_FILE or ACCESS_MACHINE_ID_IDENTITY, not both',
