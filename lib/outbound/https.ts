@@ -76,7 +76,10 @@ function envExtraCas(): string[] {
 }
 
 const contexts = new Map<string, tls.SecureContext>();
-function secureContextFor(trust: OutboundTrust, ca: string | undefined): tls.SecureContext {
+/** undefined: Node's default store (the system's plus NODE_EXTRA_CA_CERTS, loaded at process start). */
+function secureContextFor(trust: OutboundTrust, ca: string | undefined): tls.SecureContext | undefined {
+  if (trust.extraCaPem === undefined && !ca) return undefined;
+  // tls.rootCertificates lacks NODE_EXTRA_CA_CERTS: an explicit store adds that file again
   const extras = [...(trust.extraCaPem !== undefined ? splitPem(trust.extraCaPem) : envExtraCas()), ...splitPem(ca)];
   const key = createHash('sha256').update(extras.join('\n')).digest('hex');
   let ctx = contexts.get(key);
@@ -138,11 +141,12 @@ export function httpsRequest(req: OutboundRequest, trust: OutboundTrust = {}): P
       resolve({ ...r, ...(cert ? { cert } : {}), ms: Date.now() - started });
     };
     const timer = setTimeout(() => finish({ ok: false, error: 'timeout', detail: phase }), timeoutMs);
+    const ctx = secureContextFor(trust, req.ca);
     const socket = tls.connect({
       host,
       port,
       ...(isIP(host) ? {} : { servername: host }),
-      secureContext: secureContextFor(trust, req.ca),
+      ...(ctx ? { secureContext: ctx } : {}),
       rejectUnauthorized: false, // decided below, after the certificate was read
       ALPNProtocols: ['http/1.1'],
     });

@@ -115,10 +115,11 @@ export function certificateSeverity(validTo: string, now: number): Severity | un
 }
 const daysLeft = (validTo: string, now: number) => Math.floor((Date.parse(validTo) - now) / DAY);
 
-/** A DC's key part: its host name from the URL (the FQDN), else the name the console gives. */
+/** A DC's key part: the host name of its URL (its FQDN), else (an address) the name the console gives. */
 export const dcName = (dc: { name: string; url?: string }) => {
   try {
-    if (dc.url) return new URL(dc.url).hostname.toLowerCase();
+    const host = dc.url ? new URL(dc.url).hostname.toLowerCase() : '';
+    if (host && !/^[\d.]+$|^\[/.test(host)) return host;
   } catch {
     /* fall back to the name */
   }
