@@ -1,4 +1,4 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { isIP } from 'node:net';
@@ -79,14 +79,14 @@ const contexts = new Map<string, tls.SecureContext>();
 /** undefined: Node's default store (the system's plus NODE_EXTRA_CA_CERTS, loaded at process start). */
 function secureContextFor(trust: OutboundTrust, ca: string | undefined): tls.SecureContext | undefined {
   if (trust.extraCaPem === undefined && !ca) return undefined;
-  // tls.rootCertificates lacks NODE_EXTRA_CA_CERTS: an explicit store adds that file again
-  const extras = [...(trust.extraCaPem !== undefined ? splitPem(trust.extraCaPem) : envExtraCas()), ...splitPem(ca)];
-  const key = createHash('sha256').update(extras.join('\n')).digest('hex');
-  let ctx = contexts.get(key);
+  const id = `${trust.extraCaPem ?? '(env)'}\u0000${ca ?? ''}`; // a string key: no hashing or parsing per request
+  let ctx = contexts.get(id);
   if (!ctx) {
+    // tls.rootCertificates lacks NODE_EXTRA_CA_CERTS: an explicit store adds that file again
+    const extras = [...(trust.extraCaPem !== undefined ? splitPem(trust.extraCaPem) : envExtraCas()), ...splitPem(ca)];
     ctx = tls.createSecureContext({ ca: [...tls.rootCertificates, ...extras], minVersion: 'TLSv1.2' });
     if (contexts.size > 256) contexts.clear();
-    contexts.set(key, ctx);
+    contexts.set(id, ctx);
   }
   return ctx;
 }
