@@ -91,3 +91,16 @@ describe('channels', () => {
     for (const c of (await api('GET', '/api/alerts/channels')).body.channels) await api('DELETE', `/api/alerts/channels/${c.id}`);
   });
 });
+
+describe('the scheduled poll (serverless-offline runs rate(1 minute) on minute boundaries)', () => {
+  it('completes a round over the registered consoles, kept in DynamoDB and shown by GET /api/alerts', async () => {
+    let round: any = null;
+    for (let i = 0; i < 45 && !round?.completedAt; i++) {
+      round = (await api('GET', '/api/alerts')).body.round;
+      if (!round?.completedAt) await new Promise((r) => setTimeout(r, 2000));
+    }
+    expect(round).toMatchObject({ completedAt: expect.any(String), consoles: expect.any(Number) });
+    expect(round.consoles).toBeGreaterThanOrEqual(2);
+    expect((await api('GET', '/api/alerts')).body.lastEvaluationAt).toEqual(expect.any(String));
+  }, 120_000);
+});
