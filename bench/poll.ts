@@ -56,16 +56,19 @@ async function main() {
     let peakRss = rss0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
     let ok = 0;
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await boundedEach(consoles, concurrency, () => false, async (c) => {
       if ((await pollConsole(c, { masterKey: key, trust })).ok) ok++;
     });
     const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuPerPoll = (cpu.user + cpu.system) / 1000 / CONSOLES;
     clearInterval(sampler);
     const ideal = (LATENCY_MS * CONSOLES) / concurrency;
     console.log(
       `  concurrency ${String(concurrency).padStart(3)}: round ${(ms / 1000).toFixed(2)} s (ideal ${(ideal / 1000).toFixed(2)} s, ${(ms / ideal).toFixed(2)}x), ${ok}/${CONSOLES} ok, ` +
-        `${(CONSOLES / (ms / 1000)).toFixed(0)} polls/s; rss ${(rss0 / 2 ** 20).toFixed(0)} -> peak ${(peakRss / 2 ** 20).toFixed(0)} MiB, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB; ${ms <= 10_000 ? 'within' : 'OVER'} the 10 s goal`,
+        `${(CONSOLES / (ms / 1000)).toFixed(0)} polls/s, poller CPU ${cpuPerPoll.toFixed(2)} ms/poll; rss ${(rss0 / 2 ** 20).toFixed(0)} -> peak ${(peakRss / 2 ** 20).toFixed(0)} MiB, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB; ${ms <= 10_000 ? 'within' : 'OVER'} the 10 s goal`,
     );
   }
   child.kill();
