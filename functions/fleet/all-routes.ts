@@ -5,8 +5,9 @@ import { routes as audit } from './audit';
 import { routes as auth } from './auth';
 import { routes as clients } from './clients';
 import { routes as consoles } from './consoles';
+import { routes as consoleStatus } from './console-status';
 import { routes as health } from './health';
 import { routes as nodes } from './nodes';
 import { routes as technicians } from './technicians';
 
-export const fleetRoutes = { access, alerts, audit, auth, clients, consoles, health, nodes, technicians };
+export const fleetRoutes = { access, alerts, audit, auth, clients, consoles, 'console-status': consoleStatus, health, nodes, technicians };

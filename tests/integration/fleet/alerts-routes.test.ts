@@ -1,4 +1,4 @@
-import { adminAuth, auditRowOf, call, personaHeaders } from './support';
+import { adminAuth, auditRowOf, call, personaHeaders, stack } from './support';
 
 // Alert settings and channels through the fleet plane's HTTP API: administrators only (the
 // guard table covers refusals), the spec's validation and edit semantics, write-only secrets
@@ -102,5 +102,9 @@ describe('the scheduled poll (serverless-offline runs rate(1 minute) on minute b
     expect(round).toMatchObject({ completedAt: expect.any(String), consoles: expect.any(Number) });
     expect(round.consoles).toBeGreaterThanOrEqual(2);
     expect((await api('GET', '/api/alerts')).body.lastEvaluationAt).toEqual(expect.any(String));
+    // the seeded consoles have names that do not resolve: polled, failed with dns_error, no token anywhere
+    const seeded = stack.consoles.find((c) => c.clientCode === 'acme')!;
+    const st = await api('GET', `/api/consoles/${seeded.id}/status`);
+    expect(st.body).toMatchObject({ consoleId: seeded.id, polled: true, ok: false, error: 'dns_error', version: null });
   }, 120_000);
 });

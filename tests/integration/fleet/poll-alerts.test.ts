@@ -11,6 +11,7 @@ import { listActiveAlerts, listHistory } from '../../../lib/fleet/alerts/store';
 import { runPollInvocation, type RoundDeps } from '../../../lib/fleet/poll/round';
 import { readPollStates } from '../../../lib/fleet/poll/state';
 import { pollConsole } from '../../../lib/fleet/poll/status';
+import { consolePollView } from '../../../lib/fleet/poll/view';
 import { deliverToChannel, applyChannelInput } from '../../../lib/channels';
 import { makeTestCa } from '../../support/test-ca';
 import { ADAPTIVE_CARD_14_SUBSET } from '../../support/adaptive-card-schema';
@@ -249,6 +250,9 @@ describe('rounds: rules fire and resolve, nothing is sent twice', () => {
     expect(hist[0].deliveries.find((d) => d.name === 'broken receiver')).toMatchObject({ ok: false, error: 'http_error', status: 503 });
     expect((await listFleetChannels(store)).find((c) => c.name === 'broken receiver')!.lastDelivery).toMatchObject({ ok: false, error: 'http_error' });
     expect(hist[0].deliveries.some((d) => d.name === 'off')).toBe(false);
+    // the console's last poll as the dashboard reads it
+    expect(await consolePollView(store, aRec.id)).toMatchObject({ polled: true, ok: true, version: '1.2.0', health: 'healthy', audit: { chain: 'ok', failedLogins24h: 25, witnessedSeq: 5 }, certificate: { subject: expect.stringContaining('CN=a') } });
+    expect(await consolePollView(store, xRec.id)).toMatchObject({ polled: true, ok: false, error: 'tls_error', detail: 'CERT_HAS_EXPIRED', consecutiveFailures: 1, version: null });
   });
 
   it('round 2: a second consecutive failure fires console_down; active alerts are not re-sent', async () => {
