@@ -64,7 +64,7 @@ const create = defineFleetRoute({
   body: channelInputSchema,
   async handle({ rt, body, actor, correlationId }) {
     const c = await createFleetChannel(rt.store, fleetChannelPolicy(rt.config), body);
-    await rt.audit.append({ event: 'alerts.channel.create', outcome: 'success', actor, target: channelTarget(c), correlationId, details: { type: c.type, urlOrigin: c.urlOrigin, enabled: c.enabled, secretSet: !!c.sealedSecret, ...(c.topic ? { topic: c.topic } : {}) } });
+    await rt.audit.append({ event: 'alerts.channel.create', outcome: 'success', actor, target: channelTarget(c), correlationId, details: { type: c.type, urlOrigin: c.urlOrigin, enabled: c.enabled, signed: !!c.sealedSecret, ...(c.topic ? { topic: c.topic } : {}) } });
     return { status: 201, body: channelView(c) };
   },
 });

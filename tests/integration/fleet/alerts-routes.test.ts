@@ -35,7 +35,7 @@ describe('channels', () => {
     const listed = await api('GET', '/api/alerts/channels');
     for (const text of [r.text, listed.text, (await api('GET', '/api/alerts/settings')).text]) expect(text).not.toMatch(/SECRETPATH|QUERYSECRET|channel-hmac-secret/);
     const row = await auditRowOf(r.correlationId);
-    expect(row).toMatchObject({ event: 'alerts.channel.create', target: { id, name: 'webhook ops' }, details: { urlOrigin: 'https://hooks.example.test', secretSet: true } });
+    expect(row).toMatchObject({ event: 'alerts.channel.create', target: { id, name: 'webhook ops' }, details: { urlOrigin: 'https://hooks.example.test', signed: true } });
     expect(JSON.stringify(row)).not.toMatch(/SECRETPATH|QUERYSECRET|channel-hmac-secret/);
   });
 
