@@ -4,8 +4,8 @@ import { classifyGroup, classifyUser, type ClassificationContext } from '../../l
 import type { OperatorRights } from '../../lib/authz/rights';
 import { notificationPayload } from '../../lib/approvals/notify';
 import { signWebhook } from '../../lib/channels';
-import { generatePassword } from '../../lib/password-service/reset';
-import { actionParamsSchema } from '../../lib/users/actions';
+import { generatePassword } from '../../lib/password-service/service-side/reset';
+import { actionParamsSchema } from '../../lib/actions';
 
 const DOM = 'S-1-5-21-1-2-3';
 const ctx: ClassificationContext = {
