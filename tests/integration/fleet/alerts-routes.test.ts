@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { RUN_DIR } from '../../../local/processes';
 import { adminAuth, auditRowOf, call, personaHeaders, stack } from './support';
 
 // Alert settings and channels through the fleet plane's HTTP API: administrators only (the
@@ -107,4 +110,12 @@ describe('the scheduled poll (serverless-offline runs rate(1 minute) on minute b
     const st = await api('GET', `/api/consoles/${seeded.id}/status`);
     expect(st.body).toMatchObject({ consoleId: seeded.id, polled: true, ok: false, error: 'dns_error', version: null });
   }, 120_000);
+});
+
+describe('channel secrets in the logs', () => {
+  it('no URL path, query, HMAC secret or token of a channel in the fleet process log (audit stream included)', () => {
+    const log = fs.readFileSync(path.join(RUN_DIR, `${process.env.HDC_STACK_PROFILE === 'dev' ? 'dev' : 'test'}-fleet-offline.log`), 'utf8');
+    expect(log).toContain('"category":"Audit"');
+    for (const s of ['SECRETPATH', 'QUERYSECRET', SECRET, 'tk_secret_token']) expect(log.includes(s)).toBe(false);
+  });
 });
