@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Table } from 'dynamodb-toolbox';
+import { Table } from 'dynamodb-toolbox/table';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
 // Single-table design (declared in serverless.yml as HdcTable). Keys:
