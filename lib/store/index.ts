@@ -1,6 +1,7 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
+import { processEnvironment } from '../config/environment';
 
 export { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
 
@@ -12,7 +13,7 @@ export interface Store {
 
 export function createStore(opts: { endpoint?: string; tableName?: string } = {}): Store {
   const documentClient = createDocumentClient(opts.endpoint);
-  const tableName = opts.tableName ?? process.env.HDC_TABLE ?? 'hdc-local';
+  const tableName = opts.tableName ?? processEnvironment().HDC_TABLE ?? 'hdc-local';
   return { documentClient, table: createTable(documentClient, tableName), tableName };
 }
 

@@ -2,7 +2,7 @@ import { serverlessHttpEvents } from '../support/serverless-events';
 import { z } from 'zod';
 import { matchPath, STATE_CHANGING } from '../../lib/http/route';
 import { validationError } from '../../lib/http/handler';
-import { caPemSchema, dcUrlSchema } from '../../lib/setup/settings';
+import { caPemSchema, dcUrlSchema } from '../../lib/setup/connection';
 import { consoleRoutes } from '../../functions/console/all-routes';
 import { openApiDocument } from '../../lib/http/openapi';
 
