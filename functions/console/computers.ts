@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actorOf, decisionContext } from '@lib/authz/engine';
 import { computerViewSchema, getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
 import { lapsAction, lapsRefusalAudit, lapsRequestSchema } from '@lib/laps/reveal';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
 
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actorOf, decisionContext } from '@lib/authz/engine';
 import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
 import { actionAnswer, performAction } from '@lib/users/actions';
 

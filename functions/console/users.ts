@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf, decisionContext } from '@lib/authz/engine';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';
 import { actionAnswer, attributesSchema, performAction, type ActionParams } from '@lib/users/actions';

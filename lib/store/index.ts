@@ -1,5 +1,6 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ping as pingTable } from './client';
 import { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
 import { processEnvironment } from '../config/environment';
 
@@ -40,7 +41,7 @@ export const isConditionFailed = (e: unknown) =>
   (e as Error)?.name === 'ConditionalCheckFailedException' || (e as Error)?.name === 'TransactionCanceledException';
 
 export async function ping(store: Store): Promise<void> {
-  await store.documentClient.send(new DescribeTableCommand({ TableName: store.tableName }));
+  await pingTable(store.documentClient, store.tableName);
 }
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -1,7 +1,7 @@
 import { serverlessHttpEvents } from '../support/serverless-events';
 import { z } from 'zod';
 import { matchPath, STATE_CHANGING } from '../../lib/http/route';
-import { validationError } from '../../lib/http/handler';
+import { validationError } from '../../lib/http/middlewares/validate';
 import { caPemSchema, dcUrlSchema } from '../../lib/setup/connection';
 import { consoleRoutes } from '../../functions/console/all-routes';
 import { openApiDocument } from '../../lib/http/openapi';
