@@ -2,7 +2,6 @@ import { loadConfig, type Config } from '@lib/config';
 import { ApiError } from '@lib/errors';
 import { healthHandler, type HealthRoute } from '@lib/http/health';
 import { logger } from '@lib/log';
-import { createDocumentClient, ping } from '@lib/store/client';
 
 // The console's probes, on the lean health chain (no session, no directory).
 interface HealthRuntime {
@@ -41,8 +40,17 @@ function healthRuntime(): HealthRuntime {
   if (singleton) return singleton;
   const { config, warnings } = loadConfig();
   for (const w of warnings) logger.warn(w);
-  const client = createDocumentClient();
-  return (singleton = { config, ready: () => ping(client) });
+  // the DynamoDB client is loaded on the first readiness probe: the SDK takes longer to load than
+  // the rest of this function, and the liveness probe never needs it
+  let client: Promise<{ ping(): Promise<void> }> | undefined;
+  const ready = async () => {
+    client ??= import('@lib/store/client').then((m) => {
+      const documentClient = m.createDocumentClient();
+      return { ping: () => m.ping(documentClient) };
+    });
+    await (await client).ping();
+  };
+  return (singleton = { config, ready });
 }
 
 // typed loosely: the route table of the console (all-routes.ts) lists the probes beside its routes
