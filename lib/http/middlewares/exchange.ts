@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { AuditInput } from '../../audit';
 import type { ApiError } from '../../errors';
 import { header } from '../event';
 
@@ -22,11 +23,11 @@ export interface Exchange<R = any, C = any, RT = any> {
   /** the route's own audit row for a refusal the pipeline decides (console, decision 63) */
   refused?: (e: ApiError) => Promise<void>;
   /** the target and ticket of that row, also named by the pipeline's own `authz.decision` row */
-  refusalSubject?: { target?: unknown; ticket?: string };
+  refusalSubject?: { target?: AuditInput['target']; ticket?: string };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
-export type HttpRequest<R = any, C = any, RT = any> = Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>;
+/** middy's request, typed with what its exchange holds (the optional brand only carries the types). */
+export type HttpRequest<R = any, C = any, RT = any> = Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context> & { readonly __exchange?: Exchange<R, C, RT> };
 
 const exchanges = new WeakMap<object, Exchange>();
 

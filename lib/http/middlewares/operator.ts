@@ -66,7 +66,7 @@ export function permissionGuard() {
         outcome: 'denied',
         reason: 'missing_permission',
         actor: { id: operator.guid, name: operator.username, provider: operator.provider, ip: ex.sourceIp },
-        ...(subject ? { target: subject.target as never, ticket: subject.ticket } : {}),
+        ...(subject ? { target: subject.target, ticket: subject.ticket } : {}),
         correlationId: ex.correlationId,
         details: { route: `${route!.method} ${route!.path}`, permission: route!.permission },
       });
