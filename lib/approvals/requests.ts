@@ -7,7 +7,7 @@ import { PERMISSIONS } from '../authz/permissions';
 import { ID_PATTERN } from '../authz/rights';
 import { isGuid } from '../directory';
 import { ApiError, badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
-import { validationError } from '../http/handler';
+import { validationError } from '../http/middlewares/validate';
 import { logger } from '../log';
 import { notify } from './notify';
 import type { ConsoleRuntime } from '../runtime';
