@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
+import { processEnvironment } from '../config/environment';
 
 // Every outbound call of both applications (console polls, notification channels) goes through
 // here (fleet spec, Authentication 6 and Limits): https only, TLS verified against the system
@@ -66,7 +67,7 @@ export const splitPem = (pem: string | undefined): string[] => (pem ? (pem.match
 let extraFromEnv: string[] | undefined;
 function envExtraCas(): string[] {
   if (extraFromEnv) return extraFromEnv;
-  const file = process.env.NODE_EXTRA_CA_CERTS;
+  const file = processEnvironment().NODE_EXTRA_CA_CERTS;
   try {
     extraFromEnv = file ? splitPem(fs.readFileSync(file, 'utf8')) : [];
   } catch {

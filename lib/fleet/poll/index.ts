@@ -1,4 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { processEnvironment, type Environment } from '../../config/environment';
 import { logger } from '../../log';
 import { fleetChannelPolicy } from '../alerts/channels';
 import { notifyTransitions } from '../alerts/notify';
@@ -16,7 +17,7 @@ export { runPollInvocation, readRound, type InvocationReport, type RoundDeps } f
 /** Time kept back from the Lambda's remaining time: one poll's timeout, the evaluation and the notifications. */
 export const POLL_RESERVE_MS = 15_000;
 
-export async function runScheduledPoll(rt: FleetRuntime, remainingMs: number, env: NodeJS.ProcessEnv = process.env): Promise<InvocationReport> {
+export async function runScheduledPoll(rt: FleetRuntime, remainingMs: number, env: Environment = processEnvironment()): Promise<InvocationReport> {
   const report = await runPollInvocation(
     {
       store: rt.store,
@@ -40,7 +41,7 @@ export async function runScheduledPoll(rt: FleetRuntime, remainingMs: number, en
   return report;
 }
 
-async function continueRound(env: NodeJS.ProcessEnv) {
+async function continueRound(env: Environment) {
   const fn = env.FLEET_POLL_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME;
   if (!fn) return;
   try {
