@@ -106,6 +106,9 @@ function ldapResult(id: number, tag: number): Buffer {
 }
 
 const CONNECT_MS = 300;
+// "At most once": under twice the timeout tells one wait from two, and leaves room for a loaded
+// machine (a fixed +250 ms margin failed at 839 ms while five other test stacks ran beside it).
+const ONCE = (timeoutMs: number) => 1.9 * timeoutMs;
 const creds = { user: 'cn=svc-read,dc=x', password: 'pw' };
 const write = { user: 'cn=svc-write,dc=x', password: 'pw' };
 let a: FakeDc;
@@ -157,13 +160,13 @@ describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect
     a.frozen = true;
     const first = await timed(() => readOn(p));
     expect(first.value).toBe('dcB');
-    expect(first.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(first.ms).toBeLessThan(ONCE(CONNECT_MS));
     expect(healthy(p)).toEqual({ dcA: false, dcB: true });
     const connectsA = p.dcState()[0].connects;
     for (let i = 0; i < 3; i++) {
       const next = await timed(() => readOn(p));
       expect(next.value).toBe('dcB');
-      expect(next.ms).toBeLessThan(100);
+      expect(next.ms).toBeLessThan(CONNECT_MS / 2); // no connect wait at all
     }
     expect(p.dcState()[0].connects).toBe(connectsA);
   });
@@ -174,7 +177,7 @@ describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect
     a.frozen = true;
     const all = await timed(() => Promise.all(Array.from({ length: 5 }, () => readOn(p))));
     expect(all.value).toEqual(['dcB', 'dcB', 'dcB', 'dcB', 'dcB']);
-    expect(all.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(all.ms).toBeLessThan(ONCE(CONNECT_MS));
   });
 
   it('a read waiting on a frozen kept connection when its idle time runs out (idle closer at ~300 ms into the read) still costs one connect timeout, not a closed connection and then a connect to the frozen DC', async () => {
@@ -185,7 +188,7 @@ describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect
     a.frozen = true;
     const r = await timed(() => readOn(p));
     expect(r.value).toBe('dcB');
-    expect(r.ms).toBeLessThan(connectMs + 200);
+    expect(r.ms).toBeLessThan(ONCE(connectMs));
     expect(healthy(p)).toEqual({ dcA: false, dcB: true });
   });
 
@@ -194,7 +197,7 @@ describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect
     a.frozen = true;
     const r = await timed(() => p.verifyCredentials(creds));
     expect(r.value).toBe(true);
-    expect(r.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(r.ms).toBeLessThan(ONCE(CONNECT_MS));
     expect(healthy(p)).toEqual({ dcA: false, dcB: true });
   });
 
@@ -210,7 +213,7 @@ describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect
     );
     expect(r.value).toBeInstanceOf(ApiError);
     expect(r.value).toMatchObject({ status: 502, code: 'directory_outcome_unknown' });
-    expect(r.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(r.ms).toBeLessThan(ONCE(CONNECT_MS));
     expect(b.ops).toEqual([]);
     expect(healthy(p)).toEqual({ dcA: false, dcB: true });
   });
@@ -219,7 +222,7 @@ describe('a frozen DC (TCP accepted, nothing answered) costs at most the connect
     const p = pool();
     a.frozen = true;
     const r = await timed(() => p.probeIdle(async () => creds));
-    expect(r.ms).toBeLessThan(CONNECT_MS + 250);
+    expect(r.ms).toBeLessThan(ONCE(CONNECT_MS));
     expect(healthy(p)).toEqual({ dcA: false, dcB: true });
     expect(b.ops).toEqual([{ op: 'bind', bound: true }]);
     // thawed: the next probe gives it its place back
@@ -235,7 +238,7 @@ describe('one operation is bounded by the operation timeout', () => {
     a.delayMs = 150;
     const r = await timed(() => readOn(p, 5));
     expect(r.value).toBe('dcB');
-    expect(r.ms).toBeLessThan(500 + 300);
+    expect(r.ms).toBeLessThan(ONCE(500));
     expect(healthy(p)).toEqual({ dcA: false, dcB: true });
   });
 });
