@@ -132,8 +132,8 @@ describe('fuzz: the fleet pipeline and handlers', () => {
         const p = route.path.replace(/\{\w+\}/g, param);
         const r = await call(event(route.method, p, { headers: headersFor(h), query, body: b64 ? Buffer.from(body).toString('base64') : body, isBase64Encoded: b64 }));
         expect(r.statusCode).toBeLessThan(600);
-        seen.add(r.statusCode);
-        if (r.statusCode >= 400) expect(typeof JSON.parse(r.body!).code).toBe('string');
+        seen.add(r.statusCode!);
+        if (r.statusCode! >= 400) expect(typeof JSON.parse(r.body!).code).toBe('string');
       }),
       { numRuns: 400 },
     );
