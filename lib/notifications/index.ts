@@ -85,6 +85,17 @@ export async function deleteChannel(rt: ConsoleRuntime, id: string) {
 /** The signature header value: `sha256=<hex HMAC-SHA256 of the raw body under the channel secret>`. */
 export const signBody = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
+/**
+ * `<consoleUrl>/approvals/<id>` under the console's base path: a console served at
+ * https://host/hdc links to https://host/hdc/approvals/<id> (URL resolution of an absolute path
+ * would drop /hdc). Query and fragment of the setting are not part of the base.
+ */
+export function approvalLink(consoleUrl: string | undefined, path: string): string {
+  if (!consoleUrl) return path;
+  const base = new URL(consoleUrl);
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}${path}`;
+}
+
 /** The payload of a notification: what the request is, and a link that opens it in the SPA. */
 export function notificationPayload(kind: NotificationKind, r: ApprovalRequest, consoleUrl: string | undefined) {
   const path = `/approvals/${encodeURIComponent(r.id)}`;
@@ -109,7 +120,7 @@ export function notificationPayload(kind: NotificationKind, r: ApprovalRequest, 
       expiresAt: r.expiresAt,
       ...(r.closedBy ? { closedBy: r.closedBy.username } : {}),
     },
-    link: consoleUrl ? new URL(path, consoleUrl).toString() : path,
+    link: approvalLink(consoleUrl, path),
   };
 }
 
