@@ -150,6 +150,9 @@ export interface AuditChainOptions {
 export const SAMPLE_ROWS_PER_CHECK = 2000;
 export const MAX_NEW_ROWS_PER_CHECK = 10_000;
 const PAGE = 500;
+/** verify reads the chain in segments of this many sequences, several at once (see `chainRows`) */
+const VERIFY_SEGMENT_ROWS = 1000;
+const VERIFY_READ_AHEAD = 4;
 
 export class AuditChain {
   private readonly pk: string;
@@ -306,6 +309,55 @@ export class AuditChain {
     } while (start);
   }
 
+  /**
+   * The stored items with keys from `fromSeq` through `toSeq`, in key order, for a walk: read as
+   * segments of VERIFY_SEGMENT_ROWS sequences, VERIFY_READ_AHEAD of them in flight at once, so the
+   * walk re-hashes one segment while the next ones are read. Each segment's range reaches up to
+   * and including the next segment's first key (that key itself is left to the next segment), so
+   * the segments together return every item the one range `fromSeq`..`toSeq` returns, foreign
+   * keys between two sequence numbers included: the walk sees exactly what a single read shows.
+   * `rangeEnd`: the end of the range the walk is on, when it reads only up to `toSeq` of it.
+   */
+  private async *chainRows(fromSeq: number, toSeq: number, rangeEnd = toSeq): AsyncGenerator<StoredRow> {
+    if (fromSeq > toSeq) return;
+    const readSegment = async (a: number, b: number): Promise<StoredRow[]> => {
+      const last = b < rangeEnd ? pad(b + 1) : pad(b);
+      const out: StoredRow[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const res = await this.store.documentClient.send(
+          new QueryCommand({
+            TableName: this.store.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+            ExpressionAttributeValues: { ':pk': this.pk, ':a': pad(a), ':b': last },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const it of res.Items ?? []) if (b >= rangeEnd || it.sk !== last) out.push(it as StoredRow);
+        start = res.LastEvaluatedKey;
+      } while (start);
+      return out;
+    };
+    const inFlight: Array<Promise<StoredRow[]>> = [];
+    let next = fromSeq;
+    const schedule = () => {
+      while (inFlight.length < VERIFY_READ_AHEAD && next <= toSeq) {
+        const b = Math.min(toSeq, next + VERIFY_SEGMENT_ROWS - 1);
+        const p = readSegment(next, b);
+        p.catch(() => undefined); // awaited in order below; a failure surfaces there
+        inFlight.push(p);
+        next = b + 1;
+      }
+    };
+    schedule();
+    while (inFlight.length) {
+      const rows = await inFlight.shift()!;
+      schedule();
+      yield* rows;
+    }
+  }
+
   private toRow(it: StoredRow): AuditRow {
     return { ...it.body, seq: it.seq, prevHash: it.prevHash, hash: it.hash };
   }
@@ -354,7 +406,9 @@ export class AuditChain {
     let expected = start.seq + 1;
     let checked = 0;
     if (untilSeq <= start.seq) return { ok: true, last: start, checked, complete: true };
-    for await (const it of this.stored(start.seq + 1, untilSeq)) {
+    // a walk bounded by rows reads no further than it may walk
+    const readUntil = limits.maxRows !== undefined ? Math.min(untilSeq, start.seq + limits.maxRows) : untilSeq;
+    for await (const it of this.chainRows(start.seq + 1, readUntil, untilSeq)) {
       if (it.sk !== pad(expected) || it.seq !== expected || it.body?.seq !== expected) {
         return { ok: false, checked, firstBadSeq: expected, problem: it.seq > expected && it.sk > pad(expected) ? 'missing_row' : 'link_broken' };
       }
