@@ -144,7 +144,7 @@ describe('fuzz: the console pipeline and handlers', () => {
         expect(r.statusCode).toBeLessThan(600);
         if (r.statusCode! >= 400) expect(typeof JSON.parse(r.body!).code).toBe('string');
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
     // inputs reach the handlers and their validation, not only the pipeline's refusals
     expect([...seen]).toEqual(expect.arrayContaining([200, 400, 401, 404]));
@@ -161,7 +161,7 @@ describe('fuzz: the console pipeline and handlers', () => {
         expect(e.status).toBe(400);
         return true;
       }),
-      { numRuns: 600 },
+      { numRuns: 400 },
     );
   });
 });

@@ -135,7 +135,7 @@ describe('fuzz: the fleet pipeline and handlers', () => {
         seen.add(r.statusCode!);
         if (r.statusCode! >= 400) expect(typeof JSON.parse(r.body!).code).toBe('string');
       }),
-      { numRuns: 400 },
+      { numRuns: 250 },
     );
     // the inputs reach the handlers, not only the pipeline's refusals
     expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400, 401, 404]));
@@ -185,7 +185,7 @@ describe('fuzz: the fleet pipeline and handlers', () => {
           expect(res.statusCode).not.toBe(500);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
     cli.answers = new Map();
   });

@@ -50,7 +50,7 @@ describe('fuzz: notification webhook payloads', () => {
         expect(body).not.toContain(SECRET_MARK);
         expect(signBody(secret, body)).toBe(`sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(body, 'utf8')).digest('hex')}`);
       }),
-      { numRuns: 200 },
+      { numRuns: 150 },
     );
   });
 
@@ -63,7 +63,7 @@ describe('fuzz: notification webhook payloads', () => {
         const base = new URL(url);
         return link === `${base.origin}${base.pathname.replace(/\/+$/, '')}${path}` && link.startsWith(base.origin + '/');
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
     // regression: new URL('/approvals/x', 'https://corp.example/hdc') dropped /hdc
     expect(approvalLink('https://corp.example/hdc', '/approvals/x')).toBe('https://corp.example/hdc/approvals/x');
