@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
+import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { fleetRoutes } from '../../../functions/fleet/all-routes';
 import { AuditChain } from '../../../lib/audit';
@@ -51,6 +52,7 @@ const config = loadFleetConfig({ FLEET_TABLE: 'fleet-fuzz' });
 const rt: FleetRuntime = { config, store, audit: new AuditChain(store, 'fleet'), cli, masterKey: async () => key };
 const handler = createFleetHttpHandler(routes, () => rt);
 let adminToken = '';
+let techToken = '';
 
 const event = (method: string, rawPath: string, opts: { headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean; query?: Record<string, string> } = {}): APIGatewayProxyEventV2 =>
   ({
@@ -80,9 +82,14 @@ beforeAll(async () => {
   jest.spyOn(process.stdout, 'write').mockImplementation(() => true); // the audit stream
   await setLocalAdminPassword(store, 'admin', 'Fuzz-Admin-Password-1!');
   adminToken = (await signLocalToken(key, 'admin', 1, 3600)).token;
+  // a technician of the access platform: viewer of acme by role, operator of it by assignment
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  rt.jwks = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), alg: 'ES256', kid: 'k1' }] }) as unknown as FleetRuntime['jwks'];
+  techToken = await new SignJWT({ username: 'tech', roles: ['fleet-client-acme', 'fleet-client-other'] }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setExpirationTime('1h').sign(privateKey);
   // a register to address: a client with a console
   const as = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
   expect((await call(event('POST', '/api/clients', { headers: as, body: JSON.stringify({ code: 'acme', name: 'Acme' }) }))).statusCode).toBe(201);
+  expect((await call(event('PUT', '/api/technicians', { headers: as, body: JSON.stringify({ username: 'tech', clients: [{ code: 'acme', level: 'operator' }] }) }))).statusCode).toBe(201);
 });
 afterAll(() => jest.restoreAllMocks());
 afterEach(() => {
@@ -108,7 +115,7 @@ const bodyArb = fc.oneof(
 const paramArb = fc.oneof(fc.constantFrom('acme', 'node-1', 'a%2Fb', '%E0%A4%A', '..', '%00', crypto.randomUUID(), 'x'.repeat(300)), fc.string({ maxLength: 40 }).map(encodeURIComponent));
 const queryArb = fc.option(fc.dictionary(fc.constantFrom('limit', 'beforeSeq', 'clientCode', 'status', 'q', 'all', 'kind', 'sort', 'dir', 'group', 'x'), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('1', '0', '-1', '1e9', 'NaN', 'client', 'desc', 'online', 'gateway'))), { nil: undefined });
 const headerArb = fc.record({
-  auth: fc.constantFrom('admin', 'none', 'garbage', 'alg-none'),
+  auth: fc.constantFrom('admin', 'technician', 'technician', 'none', 'garbage', 'alg-none'),
   contentType: fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-8', undefined),
   origin: fc.constantFrom(undefined, 'https://evil.example', 'null'),
 });
@@ -116,6 +123,7 @@ const headerArb = fc.record({
 function headersFor(h: { auth: string; contentType?: string; origin?: string }): Record<string, string> {
   const out: Record<string, string> = {};
   if (h.auth === 'admin') out.authorization = `Bearer ${adminToken}`;
+  if (h.auth === 'technician') out.authorization = `Bearer ${techToken}`;
   if (h.auth === 'garbage') out.authorization = 'Bearer a.b.c';
   if (h.auth === 'alg-none') out.authorization = `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"admin"}').toString('base64url')}.`;
   if (h.contentType) out['content-type'] = h.contentType;
@@ -138,7 +146,7 @@ describe('fuzz: the fleet pipeline and handlers', () => {
       { numRuns: 250 },
     );
     // the inputs reach the handlers, not only the pipeline's refusals
-    expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400, 401, 404]));
+    expect([...seen].sort()).toEqual(expect.arrayContaining([200, 400, 401, 403, 404]));
   });
 
   it('reads any cluster answer (fuzzed JSON in the resource shapes) without a 500', async () => {
@@ -173,9 +181,9 @@ describe('fuzz: the fleet pipeline and handlers', () => {
       ['GET', '/api/access/autoupdate'],
     ];
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.constantFrom(...Object.keys(KIND_FILE)), answer), fc.constantFrom(...reads), queryArb, fc.string({ maxLength: 20 }), async (answers, [method, p], query, id) => {
+      fc.asyncProperty(fc.dictionary(fc.constantFrom(...Object.keys(KIND_FILE)), answer), fc.constantFrom(...reads), queryArb, fc.string({ maxLength: 20 }), fc.constantFrom('admin', 'technician'), async (answers, [method, p], query, id, who) => {
         cli.answers = new Map(Object.entries(answers));
-        const auth = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+        const auth = { authorization: `Bearer ${who === 'admin' ? adminToken : techToken}`, 'content-type': 'application/json' };
         const r = await call(event(method, p, { headers: auth, query }));
         expect([200, 400, 502]).toContain(r.statusCode);
         // one proxy by id, and a lock and unlock of it, on the same answers
