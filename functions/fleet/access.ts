@@ -1,4 +1,4 @@
-import { autoUpdateGroupVisible, readAutoUpdate } from '@lib/fleet/autoupdate';
+import { autoUpdateInScope } from '@lib/fleet/autoupdate';
 import { fleetHandler } from '@lib/fleet/http';
 import { gatewaysInScope } from '@lib/fleet/proxies';
 import { defineFleetRoute } from '@lib/fleet/route';
@@ -19,7 +19,7 @@ const autoupdate = defineFleetRoute({
   summary: 'Agent auto-update: mode, target version, strategy, rollout and group states (read-only)',
   access: 'signed-in',
   async handle({ rt, access }) {
-    return { body: await readAutoUpdate(rt.cli, autoUpdateGroupVisible(access!.visibleCodes())) };
+    return { body: await autoUpdateInScope(rt.cli, access!) };
   },
 });
 
