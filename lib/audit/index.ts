@@ -296,7 +296,7 @@ export class AuditChain {
         this.lastKnown = headOfCancellation(e);
         // full jitter, growing exponentially: many writers (one per instance) spread out instead of
         // colliding again on the next slot
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 4 * 2 ** Math.min(attempt, 6))));
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 10 * 2 ** Math.min(attempt, 7))));
       }
     }
     throw new Error('audit append did not win a slot after 500 attempts');
