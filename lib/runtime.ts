@@ -1,8 +1,10 @@
+import { readApprovalSettings } from './approvals/settings';
 import { AuditChain } from './audit';
+import { DecisionContext } from './authz/context';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './crypto/master-key';
 import { openString } from './crypto/seal';
-import { Directory, DirectoryPool, type DirectoryCredentials } from './directory';
+import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from './directory';
 import { poolOptions } from './directory/pool';
 import { unavailable } from './errors';
 import { logger } from './log';
@@ -21,6 +23,8 @@ export interface ConsoleRuntime {
   directory(): Promise<Directory>;
   /** The console's write account (group members, user attributes, account state); never the reset or LAPS account. */
   writeCreds(): Promise<DirectoryCredentials>;
+  /** Settings and the directory they configure, from one read of the settings (undefined settings: not configured). */
+  settingsAndDirectory(): Promise<{ settings?: InstanceSettings; directory?: Directory }>;
 }
 
 
@@ -39,9 +43,7 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     return (await readSettings(store))?.settings;
   }
 
-  async function directory(): Promise<Directory> {
-    const rec = await readSettings(store);
-    if (!rec) throw unavailable('not_configured');
+  function directoryOf(rec: { settings: InstanceSettings; version: number }): Directory {
     const { settings: s, version } = rec;
     if (dirCache && dirCache.version === version) return dirCache.directory;
     dirCache?.stop();
@@ -50,10 +52,21 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
       user: s.readAccount.user,
       password: openString(await masterKey(), s.readAccount.sealedPassword, 'tech-account:read'),
     });
-    const directory = new Directory(pool, s.baseDn, readCreds);
+    const directory = new LdapDirectory(pool, s.baseDn, readCreds);
     const stop = pool.startHealthProbe(readCreds);
     dirCache = { version, directory, stop };
     return directory;
+  }
+
+  async function directory(): Promise<Directory> {
+    const rec = await readSettings(store);
+    if (!rec) throw unavailable('not_configured');
+    return directoryOf(rec);
+  }
+
+  async function settingsAndDirectory() {
+    const rec = await readSettings(store);
+    return rec ? { settings: rec.settings, directory: directoryOf(rec) } : {};
   }
 
   async function writeCreds(): Promise<DirectoryCredentials> {
@@ -62,7 +75,17 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     return { user: s.writeAccount.user, password: openString(await masterKey(), s.writeAccount.sealedPassword, 'tech-account:write') };
   }
 
-  return { config, store, audit, masterKey, settings, directory, writeCreds };
+  return { config, store, audit, masterKey, settings, directory, writeCreds, settingsAndDirectory };
+}
+
+export type ConsoleDecisionContext = DecisionContext<ConsoleRuntime>;
+
+/** The decision context of one request: the current settings and directory, the approval rules read when a decision needs them. */
+export async function decisionContext(rt: ConsoleRuntime): Promise<ConsoleDecisionContext> {
+  // one read of the settings for both (fresh: a change holds at once)
+  const { settings, directory } = await rt.settingsAndDirectory();
+  if (!settings || !directory) throw new Error('not configured');
+  return new DecisionContext(rt, directory, settings, () => readApprovalSettings(rt.store).then((r) => r.settings));
 }
 
 let singleton: ConsoleRuntime | undefined;

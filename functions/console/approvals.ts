@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, getRequestView, listRequests, rejectRequest, type ApprovalsContext } from '@lib/approvals/requests';
-import { decisionContext } from '@lib/authz/engine';
+import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/lambda';
 import { defineRoute, type RouteContext } from '@lib/http/route';
 

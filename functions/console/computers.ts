@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { actorOf, decisionContext } from '@lib/authz/engine';
+import { actorOf } from '@lib/authz/engine';
+import { decisionContext } from '@lib/runtime';
 import { computerViewSchema, getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
 import { lapsAction, lapsRefusalAudit, lapsRequestSchema } from '@lib/laps/reveal';
 import { consoleHandler } from '@lib/http/lambda';

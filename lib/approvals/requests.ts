@@ -12,7 +12,7 @@ import { logger } from '../log';
 import { notify } from '../notifications';
 import type { ConsoleRuntime } from '../runtime';
 import { getRecord, putRecord, queryRecords } from '../store/records';
-import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../users/actions';
+import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../actions';
 import { adminParamsSchema, executeAdminChange, isAdminAction, previewAdminChange, type AdminAction, type AdminParams } from './admin-changes';
 import { ADMIN_APPROVERS, approversFor, isApprovable, isNamedApprover, type ApprovableAction, type ApprovalSettings, type RequestApprovers, type RequestSource } from './settings';
 import { readApprovalSettings } from './settings';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { constantTimeEqual, randomToken, seal, sha256Hex } from '../crypto/seal';
-import { Directory, DirectoryInvalidCredentials, DirectoryPool, type DcEndpoint } from '../directory';
+import { DirectoryInvalidCredentials, DirectoryPool, LdapDirectory, type DcEndpoint, type Directory } from '../directory';
 import { poolOptions } from '../directory/pool';
 import { ApiError, badRequest, conflict, forbidden } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
@@ -81,7 +81,7 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
   const baseDn = baseDnOf(input.domain);
   const working = input.dcs.filter((_, i) => checks[i].ok);
   const pool = new DirectoryPool(working, poolOptions(rt.config.Directory, input.caPem));
-  const dir = new Directory(pool, baseDn, async () => input.readAccount);
+  const dir = new LdapDirectory(pool, baseDn, async () => input.readAccount);
   const reused = await lapsAccountReusedAs(dir, input.lapsIdentityUpn || rt.config.Helpdesk.LapsIdentityUpn, { read: input.readAccount.user, write: input.writeAccount.user });
   if (reused) {
     await rt.audit.append({ event: 'setup.completed', outcome: 'denied', reason: `laps_account_not_allowed:${reused}`, actor: { ip: actorIp }, correlationId });

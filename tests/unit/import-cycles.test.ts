@@ -18,14 +18,9 @@ const KNOWN_CYCLES: Array<{ why: string; modules: string[] }> = [
     modules: ['lib/approvals/requests', 'lib/notifications/index'],
   },
   {
-    // users/actions → changeGroupMembers (dynamic import); groups/members → the action types and error mappers
-    why: 'users <-> groups: the shared action types and error mapping sit in users/actions',
-    modules: ['lib/groups/members', 'lib/users/actions'],
-  },
-  {
-    // service → the audit writer; audit → the request and response types of service
-    why: 'password service: the request/response types live in service.ts, which its audit writer needs',
-    modules: ['lib/password-service/audit', 'lib/password-service/service'],
+    // index → resolvePrincipalOn; principals → the Directory interface (a type import)
+    why: 'directory port: the Directory interface sits in index.ts, which uses the principal resolver',
+    modules: ['lib/directory/index', 'lib/directory/principals'],
   },
 ];
 

@@ -11,13 +11,14 @@ import { unavailable } from '../../../lib/errors';
 import { createHttpHandler, validationError } from '../../../lib/http/handler';
 import { logger } from '../../../lib/log';
 import type { ConsoleRuntime } from '../../../lib/runtime';
+import type { Directory } from '../../../lib/directory';
 import { readSettings, writeSettings, type InstanceSettings } from '../../../lib/setup/settings';
 import { nowSeconds } from '../../../lib/store';
 import { memoryDynamoStore } from '../../support/memory-dynamo';
 import { zodArbitrary } from '../../support/zod-arbitrary';
 
 // The console's real pipeline and handlers, in process: a table in memory, a signed-in Super
-// administrator with a fresh step-up, and no directory (every directory call answers 503). Any
+// administrator with a fresh step-up, and a directory that holds nothing (reads find nothing, the rest answers 503). Any
 // body, query or path through every route ends in an answer the route meant, never in a 500;
 // and every route schema either accepts a value or refuses it as a 400 with field errors.
 
@@ -25,17 +26,52 @@ const routes = Object.values(consoleRoutes).flat();
 const key = randomBytes(32);
 const store = memoryDynamoStore('console-fuzz');
 const { config } = loadConfig({ Helpdesk__Enabled: 'true' });
+const BASE_DN = 'DC=corp,DC=example,DC=test';
+/** A directory that holds nothing (every read finds nothing; anything else is unavailable). */
+const emptyDirectory: Directory = new Proxy(
+  {
+    baseDn: BASE_DN,
+    readCreds: async () => ({ user: 'svc-read', password: 'x' }),
+    verifyCredentials: async () => false,
+    findUserDn: async () => undefined,
+    principalFacts: async () => undefined,
+    dnOfGuid: async () => undefined,
+    filterOuDn: async () => undefined,
+    resolvePrincipal: async () => undefined,
+    readObject: async () => undefined,
+    readGroup: async () => undefined,
+    readFactsByDn: async () => undefined,
+    readAttributes: async () => undefined,
+    readableAttributeNames: async () => new Set<string>(),
+    parentGroupSids: async () => [],
+    withTokenGroups: async (facts: unknown[]) => facts,
+    search: async () => ({ entries: [], incomplete: false }),
+    schemaAttributes: async () => [],
+    accountSids: async () => new Set<string>(),
+    readLaps: async () => undefined,
+  } as Record<string | symbol, unknown>,
+  {
+    get: (t, k) =>
+      k in t || typeof k === 'symbol' || k === 'then'
+        ? t[k]
+        : async () => {
+            throw unavailable('directory_unavailable');
+          },
+  },
+) as unknown as Directory;
 const rt: ConsoleRuntime = {
   config,
   store,
   audit: new AuditChain(store, 'console', { key: async () => key, lookups: true }),
   masterKey: async () => key,
   settings: async () => (await readSettings(store))?.settings,
-  directory: async () => {
-    throw unavailable('directory_unavailable');
-  },
+  directory: async () => emptyDirectory,
   writeCreds: async () => {
     throw unavailable('directory_unavailable');
+  },
+  settingsAndDirectory: async () => {
+    const settings = (await readSettings(store))?.settings;
+    return settings ? { settings, directory: emptyDirectory } : {};
   },
 };
 const handler = createHttpHandler(routes, () => rt);
