@@ -10,6 +10,7 @@ import { unavailable } from './errors';
 import { logger } from './log';
 import { readSettings, type InstanceSettings } from './setup/settings';
 import { createStore, type Store } from './store';
+import { processEnvironment, type Environment } from './config/environment';
 
 // The composition root of the console: built once per instance, handed to lib/ functions.
 export interface ConsoleRuntime {
@@ -28,8 +29,8 @@ export interface ConsoleRuntime {
 }
 
 
-export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } = {}): ConsoleRuntime {
-  const env = opts.env ?? process.env;
+export function createRuntime(opts: { env?: Environment; store?: Store } = {}): ConsoleRuntime {
+  const env = opts.env ?? processEnvironment();
   const { config, warnings } = loadConfig(env);
   for (const w of warnings) logger.warn(w);
   const store = opts.store ?? createStore();

@@ -3,7 +3,7 @@ import { actorOf } from '@lib/authz/engine';
 import { decisionContext } from '@lib/runtime';
 import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
 import { actionAnswer, performAction } from '@lib/actions';
 

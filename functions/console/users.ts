@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorOf } from '@lib/authz/engine';
 import { decisionContext } from '@lib/runtime';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';
 import { actionAnswer, attributesSchema, performAction, type ActionParams } from '@lib/actions';

@@ -8,6 +8,7 @@ import { HopTimes } from '../hop-times';
 import { logger } from '../log';
 import { loadLinkKey, openPassword } from '../password-service/link';
 import { callPasswordService } from '../password-service/console-side/client';
+import { processEnvironment } from '../config/environment';
 import type { LapsOperation, LapsPayload } from '../password-service/link';
 import type { ConsoleDecisionContext } from '../runtime';
 
@@ -120,7 +121,7 @@ export async function lapsAction(
         operator: { guid: actor.identity.guid, name: actor.identity.username },
         correlationId,
       },
-      process.env,
+      processEnvironment(),
       hops,
     ),
   );

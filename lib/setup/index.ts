@@ -6,7 +6,8 @@ import { ApiError, badRequest, conflict, forbidden } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
 import type { Store } from '../store';
 import { getRecord, putRecord } from '../store/records';
-import { caPemSchema, dcUrlSchema, readSettings, writeSettings, type InstanceSettings } from './settings';
+import { caPemSchema, dcUrlSchema } from './connection';
+import { readSettings, writeSettings, type InstanceSettings } from './settings';
 
 // First-run setup: the console starts unconfigured with a one-time setup token (printed by the
 // admin CLI / the local starter); setup stores the directory connection and designates the first

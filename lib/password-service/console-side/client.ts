@@ -1,4 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { processEnvironment, type Environment } from '../../config/environment';
 import { ApiError } from '../../errors';
 import type { HopTimes } from '../../hop-times';
 import { logger } from '../../log';
@@ -8,7 +9,7 @@ import { loadLinkKey, signRequest, type ServiceRequest, type ServiceResponse } f
 // serverless-offline's Lambda endpoint). The console never holds the LAPS or reset account.
 const clients = new Map<string, LambdaClient>();
 
-function client(env: NodeJS.ProcessEnv): LambdaClient {
+function client(env: Environment): LambdaClient {
   const endpoint = env.HDC_LAMBDA_ENDPOINT ?? '';
   let c = clients.get(endpoint);
   if (!c) {
@@ -22,7 +23,7 @@ function client(env: NodeJS.ProcessEnv): LambdaClient {
   return c;
 }
 
-export async function callPasswordService(request: ServiceRequest, env: NodeJS.ProcessEnv = process.env, hops?: HopTimes): Promise<ServiceResponse> {
+export async function callPasswordService(request: ServiceRequest, env: Environment = processEnvironment(), hops?: HopTimes): Promise<ServiceResponse> {
   const fn = env.HDC_PASSWORD_SERVICE_FUNCTION;
   if (!fn) throw new ApiError(503, 'laps_unavailable');
   try {

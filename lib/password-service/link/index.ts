@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { processEnvironment, type Environment } from '../../config/environment';
 import { constantTimeEqual, open, seal } from '../../crypto/seal';
 import type { Store } from '../../store';
 import { putRecord } from '../../store/records';
+import { loadKey } from '../../secrets';
 import type { ResetPayload } from './protocol';
 
 export * from './protocol';
@@ -23,19 +23,13 @@ export interface LinkEnvelope {
 }
 
 const MAX_SKEW_MS = 30_000;
-let cachedKey: Buffer | undefined;
 
 /** The helpdesk link key: HDC_LINK_KEY_SECRET_ID (Secrets Manager) or HDC_LINK_KEY_FILE (local). */
-export async function loadLinkKey(env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
-  if (cachedKey) return cachedKey;
-  let b64: string | undefined;
-  if (env.HDC_LINK_KEY_SECRET_ID) {
-    b64 = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: env.HDC_LINK_KEY_SECRET_ID }))).SecretString;
-  } else if (env.HDC_LINK_KEY_FILE) b64 = fs.readFileSync(env.HDC_LINK_KEY_FILE, 'utf8');
-  if (!b64) throw new Error('no helpdesk link key (HDC_LINK_KEY_SECRET_ID or HDC_LINK_KEY_FILE)');
-  const key = Buffer.from(b64.trim(), 'base64');
-  if (key.length !== 32) throw new Error('the helpdesk link key must be 32 bytes, base64');
-  return (cachedKey = key);
+export function loadLinkKey(env: Environment = processEnvironment()): Promise<Buffer> {
+  return loadKey('link-key', { secretId: env.HDC_LINK_KEY_SECRET_ID || undefined, file: env.HDC_LINK_KEY_FILE || undefined }, {
+    missing: 'no helpdesk link key (HDC_LINK_KEY_SECRET_ID or HDC_LINK_KEY_FILE)',
+    invalid: 'the helpdesk link key must be 32 bytes, base64',
+  });
 }
 
 const macOf = (key: Buffer, ts: number, nonce: string, body: string) =>

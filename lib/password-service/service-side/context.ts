@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { ClassificationContext } from '../../authz/classify';
 import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto/seal';
 import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from '../../directory';
 import { poolOptions } from '../../directory/pool';
+import { loadSecret } from '../../secrets';
 import { readSettings, type InstanceSettings } from '../../setup/settings';
 import type { Store } from '../../store';
 import { getRecord } from '../../store/records';
@@ -59,9 +58,7 @@ export class ServiceContext {
     const upn = account === 'laps' ? this.config.PasswordService.LapsIdentity.Upn : this.env.HDC_RESET_UPN;
     const file = account === 'laps' ? this.config.PasswordService.LapsIdentity.PasswordFile : this.env.HDC_RESET_PASSWORD_FILE;
     const secretId = account === 'laps' ? this.env.HDC_LAPS_PASSWORD_SECRET_ID : this.env.HDC_RESET_PASSWORD_SECRET_ID;
-    let password: string | undefined;
-    if (file && fs.existsSync(file)) password = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-    else if (secretId) password = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+    const password = await loadSecret({ file, secretId }, { preferFile: true });
     return upn && password ? { user: upn, password } : undefined;
   }
 

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import type { ApprovalRequest } from '../../../lib/approvals/requests';
-import { approvalLink, notificationPayload, signBody } from '../../../lib/notifications';
+import { approvalLink, notificationPayload } from '../../../lib/approvals/notify';
+import { signWebhook, standardWebhookKey } from '../../../lib/channels/render';
 
 // The notification webhook's body faces the receiver: for any request content it is JSON that
 // reads back as the payload, its signature verifies over the exact bytes sent, it carries neither
@@ -48,7 +49,8 @@ describe('fuzz: notification webhook payloads', () => {
         const body = JSON.stringify(payload);
         expect(JSON.parse(body)).toEqual(JSON.parse(JSON.stringify(payload)));
         expect(body).not.toContain(SECRET_MARK);
-        expect(signBody(secret, body)).toBe(`sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(body, 'utf8')).digest('hex')}`);
+        const h = signWebhook('standard', secret, body);
+        expect(h['webhook-signature']).toBe(`v1,${createHmac('sha256', standardWebhookKey(secret)).update(Buffer.from(`${h['webhook-id']}.${h['webhook-timestamp']}.${body}`, 'utf8')).digest('base64')}`);
       }),
       { numRuns: 150 },
     );
