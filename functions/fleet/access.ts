@@ -1,8 +1,6 @@
-import { autoUpdateGroupVisible, readAutoUpdate } from '@lib/fleet/autoupdate';
+import { autoUpdateInScope } from '@lib/fleet/autoupdate';
 import { fleetHandler } from '@lib/fleet/http';
-import { nodeRow } from '@lib/fleet/node-list';
-import { proxiesInScope } from '@lib/fleet/nodes';
-import { nodesView } from '@lib/fleet/resources';
+import { gatewaysInScope } from '@lib/fleet/proxies';
 import { defineFleetRoute } from '@lib/fleet/route';
 
 const gateways = defineFleetRoute({
@@ -11,12 +9,7 @@ const gateways = defineFleetRoute({
   summary: 'Windows desktop gateways of the clients in scope',
   access: 'signed-in',
   async handle({ rt, access }) {
-    const view = await nodesView(rt);
-    const rows = proxiesInScope(view.proxies, access!.visibleCodes())
-      .filter((p) => p.kind === 'gateway')
-      .map((p) => nodeRow(p, view.clientNames))
-      .sort((a, b) => (a.clientCode ?? '\uffff').localeCompare(b.clientCode ?? '\uffff') || a.hostname.localeCompare(b.hostname));
-    return { body: { gateways: rows, readAt: view.readAt } };
+    return { body: await gatewaysInScope(rt, access!) };
   },
 });
 
@@ -26,7 +19,7 @@ const autoupdate = defineFleetRoute({
   summary: 'Agent auto-update: mode, target version, strategy, rollout and group states (read-only)',
   access: 'signed-in',
   async handle({ rt, access }) {
-    return { body: await readAutoUpdate(rt.cli, autoUpdateGroupVisible(access!.visibleCodes())) };
+    return { body: await autoUpdateInScope(rt.cli, access!) };
   },
 });
 

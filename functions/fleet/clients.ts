@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { clientCodeSchema, clientCreateSchema, clientUpdateSchema, createClient, deleteClient, listClients, updateClient, type Client } from '@lib/fleet/clients';
-import { listConsoles } from '@lib/fleet/consoles';
+import { clientCodeSchema, clientCreateSchema, clientUpdateSchema, type Client } from '@lib/fleet/clients';
 import { fleetHandler } from '@lib/fleet/http';
+import { clientsInScope, editClient, registerClient, removeClient } from '@lib/fleet/register';
 import { clientResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
 
@@ -13,9 +13,7 @@ const list = defineFleetRoute({
   summary: 'The client register, filtered by scope',
   access: 'signed-in',
   async handle({ rt, access }) {
-    const visible = access!.visibleCodes();
-    const clients = (await listClients(rt.store)).filter((c) => !visible || visible.has(c.code));
-    return { body: { clients: clients.map((c) => ({ ...c, level: access!.levelOn(c.code) })) } };
+    return { body: { clients: await clientsInScope(rt, access!) } };
   },
 });
 
@@ -25,10 +23,8 @@ const create = defineFleetRoute({
   summary: 'Register a client (administrators); 409 client_exists',
   access: 'admin',
   body: clientCreateSchema,
-  async handle({ rt, body, actor, correlationId }) {
-    const client = await createClient(rt.store, body);
-    await rt.audit.append({ event: 'client.create', outcome: 'success', actor, client: client.code, target: { id: client.code, name: client.name, kind: 'client' }, correlationId });
-    return { status: 201, body: client };
+  async handle(ctx) {
+    return { status: 201, body: await registerClient(ctx.rt, ctx.body, ctx) };
   },
 });
 
@@ -54,11 +50,8 @@ const update = defineFleetRoute<z.output<typeof clientUpdateSchema>, undefined, 
   params: codeParams,
   resource: clientResource,
   body: clientUpdateSchema,
-  async handle({ rt, params, body, actor, correlationId }) {
-    const client = await updateClient(rt.store, params.code, body);
-    const fields = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
-    await rt.audit.append({ event: 'client.update', outcome: 'success', actor, client: client.code, target: { id: client.code, name: client.name, kind: 'client' }, correlationId, details: { fields } });
-    return { body: client };
+  async handle(ctx) {
+    return { body: await editClient(ctx.rt, ctx.params.code, ctx.body, ctx) };
   },
 });
 
@@ -68,10 +61,8 @@ const remove = defineFleetRoute<undefined, undefined, { code: string }, Client>(
   summary: 'Delete a client (administrators); also removes it from every technician assignment',
   access: 'admin',
   params: codeParams,
-  async handle({ rt, params, actor, correlationId }) {
-    const consoles = (await listConsoles(rt.store)).filter((c) => c.clientCode === params.code).length;
-    await deleteClient(rt.store, params.code, consoles);
-    await rt.audit.append({ event: 'client.delete', outcome: 'success', actor, client: params.code, target: { id: params.code, kind: 'client' }, correlationId });
+  async handle(ctx) {
+    await removeClient(ctx.rt, ctx.params.code, ctx);
     return { status: 204 };
   },
 });

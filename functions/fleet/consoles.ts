@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { badRequest } from '@lib/errors';
-import { appendUnderEachClient } from '@lib/fleet/audit-filing';
-import { clientCodeSchema, getClient } from '@lib/fleet/clients';
-import { changedConsoleFields, consoleCreateSchema, consoleUpdateSchema, consoleView, createConsole, deleteConsole, listConsoles, updateConsole, type ConsoleRecord } from '@lib/fleet/consoles';
+import { clientCodeSchema } from '@lib/fleet/clients';
+import { changedConsoleFields, consoleCreateSchema, consoleUpdateSchema, consoleView, type ConsoleRecord } from '@lib/fleet/consoles';
 import { hasLevel } from '@lib/fleet/guard';
 import { fleetHandler } from '@lib/fleet/http';
+import { addConsole, consolesInScope, editConsole, removeConsole, requireRegisteredClient } from '@lib/fleet/register';
 import { consoleResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
 
@@ -18,9 +17,7 @@ const list = defineFleetRoute({
   access: 'signed-in',
   query: z.object({ clientCode: clientCodeSchema.optional() }),
   async handle({ rt, access, query }) {
-    const visible = access!.visibleCodes();
-    const consoles = (await listConsoles(rt.store)).filter((c) => (!visible || visible.has(c.clientCode)) && (!query.clientCode || c.clientCode === query.clientCode));
-    return { body: { consoles: consoles.map(consoleView) } };
+    return { body: { consoles: await consolesInScope(rt, access!, query.clientCode) } };
   },
 });
 
@@ -30,11 +27,8 @@ const create = defineFleetRoute({
   summary: "Add a client's console: URL, CA, access token (stored encrypted, never returned); administrators",
   access: 'admin',
   body: consoleCreateSchema,
-  async handle({ rt, body, actor, correlationId }) {
-    if (!(await getClient(rt.store, body.clientCode))) throw badRequest('unknown_client', { codes: [body.clientCode] });
-    const c = await createConsole(rt.store, await rt.masterKey(), body);
-    await rt.audit.append({ event: 'console.create', outcome: 'success', actor, client: c.clientCode, target: { id: c.id, name: new URL(c.url).origin, kind: 'console' }, correlationId });
-    return { status: 201, body: consoleView(c) };
+  async handle(ctx) {
+    return { status: 201, body: await addConsole(ctx.rt, ctx.body, ctx) };
   },
 });
 
@@ -68,18 +62,11 @@ const update = defineFleetRoute<Update, undefined, { id: string }, ConsoleRecord
       const target = ctx.body.clientCode!;
       // moving the console names a client: the caller must operate it too (403 client_scope)
       if (!hasLevel(ctx, target, 'operator')) await ctx.refuse('client_scope', 'operator', target);
-      if (!(await getClient(ctx.rt.store, target))) throw badRequest('unknown_client', { codes: [target] });
+      await requireRegisteredClient(ctx.rt, target);
     }
   },
-  async handle({ rt, params, body, addressed, actor, correlationId }) {
-    const changed = changedConsoleFields(addressed!.resource, body);
-    const c = await updateConsole(rt.store, await rt.masterKey(), params.id, body);
-    const details: Record<string, unknown> = { fields: Object.keys(changed).filter((k) => changed[k as keyof typeof changed]) };
-    if (changed.clientCode) details.from = addressed!.resource.clientCode;
-    // a move concerns both clients: filed under each
-    const clients = changed.clientCode ? [addressed!.resource.clientCode, c.clientCode] : [c.clientCode];
-    await appendUnderEachClient(rt, { event: 'console.update', outcome: 'success', actor, target: { id: c.id, name: new URL(c.url).origin, kind: 'console' }, correlationId, details }, clients);
-    return { body: consoleView(c) };
+  async handle(ctx) {
+    return { body: await editConsole(ctx.rt, ctx.addressed!.resource, ctx.body, ctx) };
   },
 });
 
@@ -89,9 +76,8 @@ const remove = defineFleetRoute({
   summary: 'Remove a console (administrators)',
   access: 'admin',
   params: idParams,
-  async handle({ rt, params, actor, correlationId }) {
-    const c = await deleteConsole(rt.store, params.id);
-    await rt.audit.append({ event: 'console.delete', outcome: 'success', actor, client: c.clientCode, target: { id: c.id, name: new URL(c.url).origin, kind: 'console' }, correlationId });
+  async handle(ctx) {
+    await removeConsole(ctx.rt, ctx.params.id, ctx);
     return { status: 204 };
   },
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { listClients } from '@lib/fleet/clients';
 import { fleetHandler } from '@lib/fleet/http';
+import { assignTechnician, unassignTechnician } from '@lib/fleet/register';
 import { defineFleetRoute } from '@lib/fleet/route';
-import { assignmentSchema, deleteAssignment, listAssignments, putAssignment, technicianNameSchema } from '@lib/fleet/technicians';
+import { assignmentSchema, listAssignments, technicianNameSchema } from '@lib/fleet/technicians';
 
 const list = defineFleetRoute({
   method: 'GET',
@@ -26,17 +26,8 @@ const put = defineFleetRoute({
   summary: 'Create or replace the assignments of one user name (exact, case-sensitive); 400 unknown_client',
   access: 'admin',
   body: assignmentSchema,
-  async handle({ rt, body, actor, correlationId }) {
-    const registered = new Set((await listClients(rt.store)).map((c) => c.code));
-    const { created, assignment } = await putAssignment(rt.store, body, registered);
-    await rt.audit.append({
-      event: created ? 'technician.create' : 'technician.update',
-      outcome: 'success',
-      actor,
-      target: { id: body.username, name: body.username, kind: 'technician' },
-      correlationId,
-      details: { clients: body.clients },
-    });
+  async handle(ctx) {
+    const { created, assignment } = await assignTechnician(ctx.rt, ctx.body, ctx);
     return { status: created ? 201 : 200, body: assignment };
   },
 });
@@ -47,16 +38,8 @@ const remove = defineFleetRoute({
   summary: 'Remove the assignments of a user name',
   access: 'admin',
   params: z.object({ username: technicianNameSchema }),
-  async handle({ rt, params, actor, correlationId }) {
-    const removed = await deleteAssignment(rt.store, params.username);
-    await rt.audit.append({
-      event: 'technician.delete',
-      outcome: 'success',
-      actor,
-      target: { id: params.username, name: params.username, kind: 'technician' },
-      correlationId,
-      details: { clients: removed.clients },
-    });
+  async handle(ctx) {
+    await unassignTechnician(ctx.rt, ctx.params.username, ctx);
     return { status: 204 };
   },
 });

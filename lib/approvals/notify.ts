@@ -12,6 +12,17 @@ import { readApprovalSettings } from './settings';
 // an administrator set one, else the console's public URL (Hosting:PublicOrigin); without
 // either the webhook keeps a relative path and the human kinds carry no link.
 
+/**
+ * `<consoleUrl>/approvals/<id>` under the console's base path: a console served at
+ * https://host/hdc links to https://host/hdc/approvals/<id> (URL resolution of an absolute path
+ * would drop /hdc). Query and fragment of the setting are not part of the base.
+ */
+export function approvalLink(consoleUrl: string | undefined, path: string): string {
+  if (!consoleUrl) return path;
+  const base = new URL(consoleUrl);
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}${path}`;
+}
+
 /** The payload of a notification: what the request is, and a link that opens it in the SPA. */
 export function notificationPayload(kind: NotificationKind, r: ApprovalRequest, consoleUrl: string | undefined) {
   const path = `/approvals/${encodeURIComponent(r.id)}`;
@@ -36,7 +47,7 @@ export function notificationPayload(kind: NotificationKind, r: ApprovalRequest, 
       expiresAt: r.expiresAt,
       ...(r.closedBy ? { closedBy: r.closedBy.username } : {}),
     },
-    link: consoleUrl ? new URL(path, consoleUrl).toString() : path,
+    link: approvalLink(consoleUrl, path),
   };
 }
 

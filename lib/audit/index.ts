@@ -150,6 +150,20 @@ export interface AuditChainOptions {
 export const SAMPLE_ROWS_PER_CHECK = 2000;
 export const MAX_NEW_ROWS_PER_CHECK = 10_000;
 const PAGE = 500;
+/** verify reads the chain in segments of this many sequences, several at once (see `chainRows`) */
+const VERIFY_SEGMENT_ROWS = 1000;
+const VERIFY_READ_AHEAD = 4;
+
+/** The head item a cancelled append transaction returned (its second item's condition failed), if any. */
+function headOfCancellation(e: unknown): Head | undefined {
+  const it = (e as { CancellationReasons?: Array<{ Item?: Record<string, any> }> }).CancellationReasons?.[1]?.Item;
+  if (!it) return undefined;
+  const v = (a: any) => (a && typeof a === 'object' ? (a.N !== undefined ? Number(a.N) : a.S) : a); // marshalled or not
+  const seq = v(it.seq);
+  const hash = v(it.hash);
+  const at = v(it.at);
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash) ? { seq, hash, at: typeof at === 'string' ? at : '' } : undefined;
+}
 
 export class AuditChain {
   private readonly pk: string;
@@ -262,6 +276,8 @@ export class AuditChain {
             Item: { pk: this.metaPk, sk: 'HEAD', _et: 'AuditMeta', ...head, mac: await this.signer.sign('head', head) },
             ConditionExpression: 'attribute_not_exists(pk) OR seq = :prev',
             ExpressionAttributeValues: { ':prev': prev.seq },
+            // a lost race answers the head that won: the next attempt needs no read of it
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
       ];
@@ -277,8 +293,10 @@ export class AuditChain {
         return row;
       } catch (e) {
         if (!isConditionFailed(e) && (e as Error).name !== 'TransactionConflictException') throw e;
-        this.lastKnown = undefined;
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 + attempt * 2)));
+        this.lastKnown = headOfCancellation(e);
+        // full jitter, growing exponentially: many writers (one per instance) spread out instead of
+        // colliding again on the next slot
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 10 * 2 ** Math.min(attempt, 7))));
       }
     }
     throw new Error('audit append did not win a slot after 500 attempts');
@@ -304,6 +322,55 @@ export class AuditChain {
       for (const it of res.Items ?? []) yield it as StoredRow;
       start = res.LastEvaluatedKey;
     } while (start);
+  }
+
+  /**
+   * The stored items with keys from `fromSeq` through `toSeq`, in key order, for a walk: read as
+   * segments of VERIFY_SEGMENT_ROWS sequences, VERIFY_READ_AHEAD of them in flight at once, so the
+   * walk re-hashes one segment while the next ones are read. Each segment's range reaches up to
+   * and including the next segment's first key (that key itself is left to the next segment), so
+   * the segments together return every item the one range `fromSeq`..`toSeq` returns, foreign
+   * keys between two sequence numbers included: the walk sees exactly what a single read shows.
+   * `rangeEnd`: the end of the range the walk is on, when it reads only up to `toSeq` of it.
+   */
+  private async *chainRows(fromSeq: number, toSeq: number, rangeEnd = toSeq): AsyncGenerator<StoredRow> {
+    if (fromSeq > toSeq) return;
+    const readSegment = async (a: number, b: number): Promise<StoredRow[]> => {
+      const last = b < rangeEnd ? pad(b + 1) : pad(b);
+      const out: StoredRow[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const res = await this.store.documentClient.send(
+          new QueryCommand({
+            TableName: this.store.tableName,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+            ExpressionAttributeValues: { ':pk': this.pk, ':a': pad(a), ':b': last },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const it of res.Items ?? []) if (b >= rangeEnd || it.sk !== last) out.push(it as StoredRow);
+        start = res.LastEvaluatedKey;
+      } while (start);
+      return out;
+    };
+    const inFlight: Array<Promise<StoredRow[]>> = [];
+    let next = fromSeq;
+    const schedule = () => {
+      while (inFlight.length < VERIFY_READ_AHEAD && next <= toSeq) {
+        const b = Math.min(toSeq, next + VERIFY_SEGMENT_ROWS - 1);
+        const p = readSegment(next, b);
+        p.catch(() => undefined); // awaited in order below; a failure surfaces there
+        inFlight.push(p);
+        next = b + 1;
+      }
+    };
+    schedule();
+    while (inFlight.length) {
+      const rows = await inFlight.shift()!;
+      schedule();
+      yield* rows;
+    }
   }
 
   private toRow(it: StoredRow): AuditRow {
@@ -354,7 +421,9 @@ export class AuditChain {
     let expected = start.seq + 1;
     let checked = 0;
     if (untilSeq <= start.seq) return { ok: true, last: start, checked, complete: true };
-    for await (const it of this.stored(start.seq + 1, untilSeq)) {
+    // a walk bounded by rows reads no further than it may walk
+    const readUntil = limits.maxRows !== undefined ? Math.min(untilSeq, start.seq + limits.maxRows) : untilSeq;
+    for await (const it of this.chainRows(start.seq + 1, readUntil, untilSeq)) {
       if (it.sk !== pad(expected) || it.seq !== expected || it.body?.seq !== expected) {
         return { ok: false, checked, firstBadSeq: expected, problem: it.seq > expected && it.sk > pad(expected) ? 'missing_row' : 'link_broken' };
       }
@@ -376,9 +445,8 @@ export class AuditChain {
 
   /** The signed ends of the chain, or the problem with them. */
   private async ends(): Promise<{ ok: true; anchor: Point; head: Point } | { ok: false; firstBadSeq: number; problem: VerifyProblem }> {
-    const anchor = await this.anchor();
+    const [anchor, head] = await Promise.all([this.anchor(), this.head()]);
     if (!anchor.valid) return { ok: false, firstBadSeq: anchor.value.seq, problem: 'signature_invalid' };
-    const head = await this.head();
     if (head && !head.valid) return { ok: false, firstBadSeq: head.value.seq, problem: 'signature_invalid' };
     if (head && head.value.seq >= anchor.value.seq && (await this.row(head.value.seq + 1))) {
       // a row past the head: an append in between moved the head too; otherwise it was inserted
@@ -498,7 +566,8 @@ export class AuditChain {
    * are a signed state item; `restart` drops a walk in progress and starts afresh.
    */
   async fullWalk(limits: { deadline?: number; maxRows?: number; restart?: boolean; afterPurge?: boolean }): Promise<FullWalkState> {
-    const saved = await this.readState<WalkState>('FULLWALK', 'walk');
+    // the walk's state, the chain's signed ends and the checkpoint, read together
+    const [saved, ends, checkpoint] = await Promise.all([this.readState<WalkState>('FULLWALK', 'walk'), this.ends(), this.readState<CheckpointState>('VERIFIED', 'checkpoint')]);
     const nowIso = () => new Date(this.now()).toISOString();
     const finish = async (last: FullWalkResult): Promise<FullWalkState> => {
       if (!last.ok) logger.error('audit chain does not verify', { chain: this.chain, firstBadSeq: last.firstBadSeq, problem: last.problem, check: 'full' });
@@ -506,11 +575,10 @@ export class AuditChain {
       return { last };
     };
     if (saved && !saved.valid) return finish({ ok: false, checked: 0, firstBadSeq: 0, problem: 'signature_invalid', startedAt: nowIso(), completedAt: nowIso() });
-    const ends = await this.ends();
     if (!ends.ok) return finish({ ok: false, checked: 0, firstBadSeq: ends.firstBadSeq, problem: ends.problem, startedAt: nowIso(), completedAt: nowIso() });
     let current = limits.restart ? undefined : saved?.value.current;
     if (!current || current.seq < ends.anchor.seq) {
-      const cp = await this.readState<CheckpointState>('VERIFIED', 'checkpoint');
+      const cp = checkpoint;
       if (cp && !cp.valid) return finish({ ok: false, checked: 0, firstBadSeq: cp.value?.seq ?? 0, problem: 'signature_invalid', startedAt: nowIso(), completedAt: nowIso() });
       const expect = cp && cp.value.seq > ends.anchor.seq && cp.value.seq <= ends.head.seq ? { seq: cp.value.seq, hash: cp.value.hash } : undefined;
       current = { startedAt: nowIso(), seq: ends.anchor.seq, hash: ends.anchor.hash, untilSeq: ends.head.seq, untilHash: ends.head.hash, checked: 0, ...(expect ? { expect } : {}) };

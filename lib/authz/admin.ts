@@ -8,6 +8,7 @@ import type { RouteContext } from '../http/route';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
 import { decisionContext } from '../runtime';
+import { isBelow } from './classify';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import {
   changeAuthz,
@@ -192,7 +193,7 @@ export interface DelegationInput {
 }
 
 const lower = (s: string) => s.toLowerCase();
-const atOrBelow = (dn: string, ou: string) => lower(dn) === lower(ou) || lower(dn).endsWith(`,${lower(ou)}`);
+const atOrBelow = (dn: string, ou: string) => lower(dn) === lower(ou) || isBelow(dn, ou);
 
 /** The current DN of a configured OU (followed by GUID; its recorded DN when it cannot be read). */
 const currentDn = async (dir: Directory, ou: ManagedOu) => (await dnOfObjectGuid(dir, ou.guid)) ?? ou.dn;

@@ -12,13 +12,33 @@ export function seal(key: Buffer, plaintext: string | Buffer, aad: string): stri
   return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
 }
 
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const B64URL = /^[A-Za-z0-9_-]*$/;
+
+/** base64url in its one canonical spelling (Buffer.from skips foreign characters and ignores spare bits: a changed text could decode alike). */
+function strictBase64url(s: string): Buffer | undefined {
+  if (!B64URL.test(s)) return undefined;
+  const b = Buffer.from(s, 'base64url');
+  return b.toString('base64url') === s ? b : undefined;
+}
+
+/**
+ * Open a sealed value; anything but the exact text `seal` wrote under this key and AAD throws.
+ * The GCM tag must be the full 16 bytes: Node would otherwise check a truncated tag (down to
+ * 4 bytes), which an attacker can forge by trial.
+ */
 export function open(key: Buffer, sealed: string, aad: string): Buffer {
-  const [v, iv, tag, ct] = sealed.split('.');
-  if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('not a sealed value');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  const parts = sealed.split('.');
+  const [v, ivText, tagText, ctText] = parts;
+  const iv = parts.length === 4 && v === 'v1' ? strictBase64url(ivText) : undefined;
+  const tag = iv ? strictBase64url(tagText) : undefined;
+  const ct = tag ? strictBase64url(ctText) : undefined;
+  if (!iv || iv.length !== IV_BYTES || !tag || tag.length !== TAG_BYTES || !ct) throw new Error('not a sealed value');
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   decipher.setAAD(Buffer.from(aad, 'utf8'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(ct), decipher.final()]);
 }
 
 export const openString = (key: Buffer, sealed: string, aad: string) => open(key, sealed, aad).toString('utf8');

@@ -43,6 +43,9 @@ const enumName = (v: unknown, prefix: string) => {
   return s ? (s.startsWith(prefix) ? s.slice(prefix.length) : s).toLowerCase() : null;
 };
 
+/** The managed-update state as the caller may see it (his clients' update groups only). */
+export const autoUpdateInScope = (cli: ClusterCli, access: { visibleCodes(): Set<string> | undefined }) => readAutoUpdate(cli, autoUpdateGroupVisible(access.visibleCodes()));
+
 export async function readAutoUpdate(cli: ClusterCli, visibleGroup: (name: string) => boolean) {
   const warnings: Warning[] = [];
   const [config, version, rollout] = await Promise.all([
