@@ -66,7 +66,7 @@ test('reveal: ticket and confirmation first, then the step-up; the password show
   const dialog = page.getByRole('dialog', { name: /Local administrator password of WS-STD-01/ });
   const reveal = dialog.getByRole('button', { name: 'Reveal' });
   expect(await reveal.isDisabled()).toBe(true);
-  await dialog.getByLabel('Ticket').fill('INC-E2E-1');
+  await dialog.getByLabel('Ticket', { exact: true }).fill('INC-E2E-1');
   await dialog.getByLabel(/I need this password/).check();
   await screenshot(page, 'reveal-dialog');
   await reveal.click();
@@ -87,7 +87,7 @@ test('reveal: ticket and confirmation first, then the step-up; the password show
 
   // again, then closed before the 30 s: gone from the page at once
   await page.getByRole('button', { name: 'Reveal local administrator password' }).click();
-  await dialog.getByLabel('Ticket').fill('INC-E2E-2');
+  await dialog.getByLabel('Ticket', { exact: true }).fill('INC-E2E-2');
   await dialog.getByLabel(/I need this password/).check();
   await dialog.getByRole('button', { name: 'Reveal' }).click();
   await expect(dialog.getByTestId('secret').textContent()).resolves.toBe(secret);
@@ -101,7 +101,7 @@ test('a refusal is told in words (a computer storing only an encrypted password)
   await page.goto(`/computers/${computer('WS-STD-03').guid}`);
   await page.getByRole('button', { name: 'Reveal local administrator password' }).click();
   const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Ticket').fill('INC-E2E-3');
+  await dialog.getByLabel('Ticket', { exact: true }).fill('INC-E2E-3');
   await dialog.getByLabel(/I need this password/).check();
   await dialog.getByRole('button', { name: 'Reveal' }).click();
   await expect(dialog.getByRole('alert').textContent()).resolves.toContain('stores only an encrypted password');
@@ -113,7 +113,7 @@ test('expire: ticket and confirmation, then the expiry is now', async () => {
   await page.goto(`/computers/${expiring.guid}`);
   await page.getByRole('button', { name: 'Expire password now' }).click();
   const dialog = page.getByRole('dialog', { name: /Expire the password of WS-STD-05/ });
-  await dialog.getByLabel('Ticket').fill('INC-E2E-4');
+  await dialog.getByLabel('Ticket', { exact: true }).fill('INC-E2E-4');
   await dialog.getByLabel(/Expire the password now/).check();
   await dialog.getByRole('button', { name: 'Expire' }).click();
   await dialog.getByText('The password expires now').waitFor();

@@ -120,8 +120,8 @@ function TopBar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         )
       ) : null}
       <span className="who" data-testid="operator">
-        {me.displayName ?? me.username}
-        {me.superAdministrator ? ' (Super administrator)' : ''}
+        {me.displayName ? `${me.displayName} (${me.username})` : me.username}
+        {me.superAdministrator ? ' · Super administrator' : ''}
       </span>
       <button type="button" className="ghost" onClick={onSignOut}>
         Sign out

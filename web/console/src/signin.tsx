@@ -34,8 +34,9 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
     }
   };
 
+  const Wrap = expired ? 'div' : 'main'; // over a page (session ended): not a second main landmark
   return (
-    <main className="signin" id="main">
+    <Wrap className="signin" id={expired ? undefined : 'main'}>
       <form onSubmit={submit} className="card" aria-labelledby="signin-title">
         <h1 id="signin-title">{enrol ? 'Set up your authenticator' : 'Sign in'}</h1>
         {instance && <p className="muted">{instance}</p>}
@@ -81,6 +82,6 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
           )}
         </div>
       </form>
-    </main>
+    </Wrap>
   );
 }

@@ -1,5 +1,3 @@
-import { ApiFailure } from './api';
-
 // What a person reads for each error code of the API (tests/unit/web-words.test.ts fails when
 // lib/ or functions/ throws a code that has no words here).
 export const WORDS: Record<string, string> = {
@@ -142,8 +140,11 @@ export const WORDS: Record<string, string> = {
 const duration = (s: number) => (s >= 90 ? `${Math.ceil(s / 60)} min` : `${s} s`);
 
 /** The words for a failure, with what its details add (time left, field errors, correlation id). */
-export function say(e: unknown): string {
-  if (!(e instanceof ApiFailure)) return 'Something went wrong.';
+export function say(err: unknown): string {
+  // an ApiFailure of ./api (not imported: this table is also read by the unit tests, under Node)
+  const e = err as { status?: number; code?: unknown; body?: Record<string, any> };
+  if (!e || typeof e.code !== 'string' || typeof e.status !== 'number' || !e.body) return 'Something went wrong.';
+  if (e.code === 'cancelled') return 'Cancelled: nothing was done.';
   const base = WORDS[e.code] ?? WORDS[e.code.split(':')[0]] ?? (e.status >= 500 ? WORDS.internal_error : `Refused (${e.code}).`);
   const extra: string[] = [];
   if (typeof e.body.retryAfterSeconds === 'number') extra.push(`Try again in ${duration(e.body.retryAfterSeconds)}.`);
