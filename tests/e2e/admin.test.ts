@@ -42,7 +42,7 @@ test('a role is created and edited in the role editor; a LAPS permission without
   await page.goto('/admin/roles');
   await page.getByRole('button', { name: 'New role' }).click();
   const dialog = page.getByRole('dialog', { name: 'New role' });
-  await dialog.getByLabel('Name').fill('E2E auditors');
+  await dialog.getByLabel('Name', { exact: true }).fill('E2E auditors');
   await dialog.getByLabel('computers.laps.read').check();
   await dialog.getByRole('button', { name: 'Save role' }).click();
   await stepUpInDialog(page, 'op-super'); // a role change needs the instance's step-up

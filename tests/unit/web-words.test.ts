@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { REQUIRES } from '../../lib/authz/rights';
 import { WORDS } from '../../web/console/src/words';
 
 // Every error code the API can answer has words in the web app (web/console/src/words.ts): a code
@@ -28,6 +29,9 @@ for (const f of [...files(path.join(ROOT, 'lib')), ...files(path.join(ROOT, 'fun
   const text = fs.readFileSync(f, 'utf8');
   for (const re of THROWN) for (const m of text.matchAll(re)) if (!codes.has(m[1])) codes.set(m[1], path.relative(ROOT, f));
 }
+
+// the role editor's prerequisite codes are built from the permission they need (lib/authz/rights.ts)
+for (const needed of Object.values(REQUIRES)) codes.set(`${needed!.replace(/\./g, '_')}_required`, 'lib/authz/rights.ts');
 
 test('the scan finds the codes it should (the regular expressions still match the code base)', () => {
   for (const c of ['strict_reauth_required', 'rate_limited', 'laps_encrypted_unsupported', 'approval_required', 'self_approval', 'not_found']) expect(codes.has(c)).toBe(true);

@@ -204,9 +204,6 @@ function Page({ me }: { me: Me }) {
 function Home({ me }: { me: Me }) {
   const first = can(me, 'computers.read') ? '/computers' : can(me, 'users.read') ? '/users' : can(me, 'audit.read') ? '/audit' : '/approvals';
   const { go } = useRoute();
-  useEffect(() => {
-    history.replaceState(null, '', first);
-    go(first);
-  }, [first, go]);
+  useEffect(() => go(first, true), [first, go]);
   return null;
 }

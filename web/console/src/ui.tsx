@@ -64,7 +64,7 @@ export function useAction() {
 }
 
 // ---- router: the History API, no library -------------------------------------------------
-const RouteCtx = createContext<{ path: string; go: (p: string) => void }>({ path: '/', go: () => undefined });
+const RouteCtx = createContext<{ path: string; go: (p: string, replace?: boolean) => void }>({ path: '/', go: () => undefined });
 export function RouterProvider({ children }: { children: ReactNode }) {
   const [path, setPath] = useState(location.pathname + location.search);
   useEffect(() => {
@@ -72,8 +72,9 @@ export function RouterProvider({ children }: { children: ReactNode }) {
     addEventListener('popstate', on);
     return () => removeEventListener('popstate', on);
   }, []);
-  const go = useCallback((p: string) => {
-    history.pushState(null, '', p);
+  const go = useCallback((p: string, replace = false) => {
+    if (replace) history.replaceState(null, '', p);
+    else history.pushState(null, '', p);
     setPath(p);
     scrollTo(0, 0);
   }, []);

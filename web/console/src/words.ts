@@ -87,6 +87,9 @@ export const WORDS: Record<string, string> = {
   invalid_parameters: 'The request parameters are not valid.',
   // administration
   computers_read_required: 'A role with a LAPS permission also needs computers.read.',
+  users_read_required: 'This permission also needs users.read in the same role.',
+  users_rename_required: 'Changing sign-in names also needs users.rename in the same role.',
+  groups_read_required: 'This permission also needs groups.read in the same role.',
   unknown_permission: 'Unknown permission.',
   role_not_found: 'Role not found.',
   role_read_only: 'The built-in Super administrator role cannot be changed.',
