@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { steppedUp } from '../support/stack';
-import { adoptSession, criticalViolations, launch, openContext, reachByTab, screenshot, stepUpInDialog, type Watched } from './support';
+import { criticalViolations, launch, openContext, reachByTab, screenshot, signInAs, stepUpInDialog, type Watched } from './support';
 
 // The administrator's screens: the audit viewer with a filter and the chain verification, a role
 // created and edited through the role editor (its refusal told in words), the LAPS diagnostics.
@@ -11,7 +11,7 @@ let w: Watched;
 beforeAll(async () => {
   browser = await launch();
   w = await openContext(browser, 'admin');
-  await adoptSession(w.context, 'op-super');
+  await signInAs(w.page, 'op-super');
 });
 afterAll(async () => {
   await w?.context.close().catch(() => undefined);

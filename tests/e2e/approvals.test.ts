@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { guidFromBuffer } from '../../lib/directory/guid';
 import type { ConsoleClient } from '../../local/console-client';
 import { stack, steppedUp } from '../support/stack';
-import { adoptSession, browserState, criticalViolations, harText, launch, openContext, screenshot, signInWithForm, stepUpInDialog, type Watched } from './support';
+import { browserState, criticalViolations, harText, launch, openContext, screenshot, signInAs, signInWithForm, stepUpInDialog, type Watched } from './support';
 
 // Four eyes in three browsers: the helpdesk operator, who holds the reset only with approval,
 // files a request from the user's page; the first approver opens the notification link, signs
@@ -79,7 +79,7 @@ afterAll(async () => {
 async function context(name: string, username?: string): Promise<Page> {
   const w = await openContext(browser, name);
   contexts.push(w);
-  if (username) await adoptSession(w.context, username);
+  if (username) await signInAs(w.page, username);
   return w.page;
 }
 
@@ -137,7 +137,7 @@ test('the second approver finds it in the inbox, approves, and is shown the new 
   await page.getByText('Executed: succeeded.').waitFor();
   await expect(page.getByTestId('request-state').textContent()).resolves.toContain('executed');
   expect(await binds(USER_DN, password)).toBe(true); // the directory really has it
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
   expect(await page.content()).not.toContain(password);
 });

@@ -83,7 +83,7 @@ test('reveal: ticket and confirmation first, then the step-up; the password show
   await page.clock.fastForward('00:31');
   await dialog.getByText('The password was hidden after 30 seconds', { exact: false }).waitFor();
   expect(await page.content()).not.toContain(secret);
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   // again, then closed before the 30 s: gone from the page at once
   await page.getByRole('button', { name: 'Reveal local administrator password' }).click();
@@ -91,7 +91,7 @@ test('reveal: ticket and confirmation first, then the step-up; the password show
   await dialog.getByLabel(/I need this password/).check();
   await dialog.getByRole('button', { name: 'Reveal' }).click();
   await expect(dialog.getByTestId('secret').textContent()).resolves.toBe(secret);
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
   expect(await page.content()).not.toContain(secret);
 });
@@ -117,7 +117,7 @@ test('expire: ticket and confirmation, then the expiry is now', async () => {
   await dialog.getByLabel(/Expire the password now/).check();
   await dialog.getByRole('button', { name: 'Expire' }).click();
   await dialog.getByText('The password expires now').waitFor();
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   const shown = await page.getByTestId('laps-expiry').textContent();
   expect(Math.abs(Date.parse(new Date(shown!).toISOString()) - Date.now())).toBeLessThan(5 * 60_000);
 });

@@ -6,7 +6,7 @@ import { loadConfig } from '../../lib/config';
 import { lapsWindow } from '../../lib/password-service/service';
 import { windowKey } from '../../lib/store/window';
 import { RUN_DIR, ROOT } from '../../local/processes';
-import { account, nextCode, signedIn, stack, store } from '../support/stack';
+import { account, nextCode, stack, store } from '../support/stack';
 
 // The web app in Debian's Chromium (playwright-core), against the stack `npm test` started: the
 // app from local/web-server.ts (the CloudFront stand-in), the API behind it. Each context records
@@ -63,14 +63,10 @@ export async function signInWithForm(page: Page, username: string) {
   await page.getByTestId('operator').waitFor();
 }
 
-/**
- * A context already signed in as a seeded operator: the session of the integration tests' helper
- * (signed in through the API with a real code, shared by the run) put into the browser's jar.
- * Saves authenticator codes, which are single-use per 30 s step.
- */
-export async function adoptSession(context: BrowserContext, username: string) {
-  const c = await signedIn(username);
-  await context.addCookies([{ name: '__Host-hdc', value: c.cookie('__Host-hdc')!, url: WEB, secure: true, httpOnly: true, sameSite: 'Strict' }]);
+/** A page signed in through the form (each sign-in takes one of the operator's single-use codes). */
+export async function signInAs(page: Page, username: string, at = '/') {
+  await page.goto(at);
+  await signInWithForm(page, username);
 }
 
 /** Answer the app's step-up prompt with the operator's next authenticator code. */

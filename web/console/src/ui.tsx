@@ -26,7 +26,7 @@ export function Modal({ title, onClose, children, wide }: { title: string; onClo
     >
       <div className="dialog-head">
         <h2 id={id}>{title}</h2>
-        <button type="button" className="ghost" aria-label="Close" onClick={onClose}>
+        <button type="button" className="ghost" aria-label="Close dialog" onClick={onClose}>
           ×
         </button>
       </div>
