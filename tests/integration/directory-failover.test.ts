@@ -261,6 +261,9 @@ async function dc1Answers() {
 }
 
 const CONNECT_MS = 2000;
+// "At most once": a bound below twice the timeout tells one wait from two, with room for a loaded
+// 2-core machine (a fixed +1 s margin failed by 25 ms there while five builds ran beside it).
+const ONCE = (timeoutMs: number, crossings = 1) => (crossings + 0.8) * timeoutMs;
 
 describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the connect timeout, once', () => {
   afterAll(async () => {
@@ -279,7 +282,7 @@ describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the 
       const page = await p.search(read, stack.directory.baseDn, { scope: 'sub', filter: '(sAMAccountName=alice)', attributes: ['sAMAccountName'] });
       const first = Date.now() - t0;
       expect(page.entries.map((e) => e.sAMAccountName)).toEqual(['alice']);
-      expect(first).toBeLessThan(CONNECT_MS + 1000);
+      expect(first).toBeLessThan(ONCE(CONNECT_MS));
       expect(p.dcState().map((d) => [d.name, d.healthy])).toEqual([['dc1', false], ['dc2', true]]);
       const t1 = Date.now();
       for (let i = 0; i < 5; i++) await base();
@@ -312,7 +315,7 @@ describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the 
       const ms = Date.now() - t0;
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ status: 502, code: 'directory_outcome_unknown' });
-      expect(ms).toBeLessThan(CONNECT_MS + 1000);
+      expect(ms).toBeLessThan(ONCE(CONNECT_MS));
       expect(used).toEqual(['dc1']);
       // dc2 has not received it (read while dc1 is still frozen: nothing can replicate it yet)
       const page = await pool(Date.now, {}, [dcs[1]]).search(read, target.dn, { scope: 'base', attributes: ['description'] });
@@ -332,7 +335,7 @@ describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the 
     try {
       const t0 = Date.now();
       await waitUntil(() => p.dcState()[0].healthy === false, 10_000);
-      expect(Date.now() - t0).toBeLessThan(CONNECT_MS + 1500);
+      expect(Date.now() - t0).toBeLessThan(ONCE(CONNECT_MS));
       expect(p.dcState()[1].healthy).toBe(true);
       f.thaw();
       await waitUntil(() => p.dcState()[0].healthy === true, 20_000);
@@ -385,7 +388,7 @@ describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the 
     expect(errors).toEqual([]);
     // a request pays the connect timeout at most once per process it crosses: the LAPS
     // diagnostics cross two (the console function and the password service)
-    for (const t of timings) expect([t.name, t.ms < (t.name.includes('diagnostics') ? 2 : 1) * CONNECT_DEFAULT_MS + 1500]).toEqual([t.name, true]);
+    for (const t of timings) expect([t.name, t.ms < ONCE(CONNECT_DEFAULT_MS, t.name.includes('diagnostics') ? 2 : 1)]).toEqual([t.name, true]);
     // the second round finds dc1 in cooldown everywhere: no wait at all
     for (const t of timings.slice(requests.length, 2 * requests.length)) expect([t.name, t.ms < 1500]).toEqual([t.name, true]);
     expect(status!.body.directory.dcs.map((d: any) => [d.name, d.state])).toEqual([
