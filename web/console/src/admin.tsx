@@ -244,7 +244,7 @@ function ApprovalSettings() {
       onSubmit={async (e) => {
         e.preventDefault();
         setSaved(false);
-        if (await a.run(() => withStepUp(() => put('/api/admin/approvals/settings', st)))) setSaved(true);
+        if (await a.run(() => withStepUp(() => put('/api/admin/approvals/settings', { ...st, version: s.version })))) setSaved(true);
       }}
     >
       <label>

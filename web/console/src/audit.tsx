@@ -64,7 +64,8 @@ export function AuditPage() {
         className="filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setApplied(Object.fromEntries(Object.entries(filters).filter(([, x]) => x.trim())));
+          // the API refuses a filter it does not know: only its own names leave the form
+          setApplied(Object.fromEntries(Object.entries(filters).filter(([k, x]) => !k.endsWith('Local') && x.trim())));
         }}
       >
         {FILTERS.map((k) => (

@@ -64,7 +64,7 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
             <p>Scan this code with your authenticator app, or type the key, then enter the first code it shows.</p>
             <img className="qr" alt="QR code of your authenticator key" src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(renderSVG(enrol.uri, { border: 2 }))}`} />
             <p>
-              Key: <code className="secret" data-testid="enrol-secret">{enrol.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
+              Key: <code className="secret key" data-testid="enrol-secret">{enrol.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
             </p>
             <label>
               First code
