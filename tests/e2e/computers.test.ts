@@ -118,8 +118,16 @@ test('expire: ticket and confirmation, then the expiry is now', async () => {
   await dialog.getByRole('button', { name: 'Expire' }).click();
   await dialog.getByText('The password expires now').waitFor();
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
-  const shown = await page.getByTestId('laps-expiry').textContent();
-  expect(Math.abs(Date.parse(new Date(shown!).toISOString()) - Date.now())).toBeLessThan(5 * 60_000);
+  // the page reads the computer again (the write may reach the other DC a moment later)
+  let shown = NaN;
+  for (let i = 0; i < 10 && !(Math.abs(shown - Date.now()) < 5 * 60_000); i++) {
+    if (i) {
+      await page.waitForTimeout(1000);
+      await page.reload();
+    }
+    shown = Date.parse(new Date((await page.getByTestId('laps-expiry').textContent())!).toISOString());
+  }
+  expect(Math.abs(shown - Date.now())).toBeLessThan(5 * 60_000);
 });
 
 test('the revealed password is in no storage, URL, history, HAR or console line', async () => {
