@@ -1,16 +1,43 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from 'ldapts';
 import * as OTPAuth from 'otpauth';
 import { ConsoleClient } from '../local/console-client';
+import { RUN_DIR } from '../local/processes';
 import { stackFile, type StackInfo } from '../local/stack';
 
 // npm run bench:laps (with `npm start` running): the LAPS reveal round trip (browser → console →
 // password service over the signed link → directory → back) beside a raw ldapts read of the same
-// attribute (LDAPS connect, bind as the LAPS account, read, unbind), measured in one run.
-// The rate window allows 5 reads per computer per 10 minutes: the bench reads 5 computers 4 times.
+// attribute (LDAPS connect, bind as the LAPS account, read, unbind), measured in one run, with a
+// per-hop breakdown from the `laps_timing` lines both sides log under the request's correlation id.
+// The rate window allows 5 reads per computer per 10 minutes: one warm-up and 4 measured reads
+// per computer (run it once per fresh stack, or wait out the window).
 const stack: StackInfo = JSON.parse(fs.readFileSync(stackFile('dev'), 'utf8'));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN);
 const code = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: step * 30000 });
+const ROUNDS = 4;
+
+interface Timing {
+  correlationId: string;
+  hops: Record<string, number>;
+  total: number;
+}
+/** The `laps_timing` lines of a process log, by correlation id. */
+function timings(logFile: string): Map<string, Timing> {
+  const out = new Map<string, Timing>();
+  if (!fs.existsSync(logFile)) return out;
+  for (const line of fs.readFileSync(logFile, 'utf8').split('\n')) {
+    const i = line.indexOf('{');
+    if (i < 0 || !line.includes('laps_timing')) continue;
+    try {
+      const j = JSON.parse(line.slice(i));
+      if (j.message === 'laps_timing' && j.correlationId) out.set(j.correlationId, j);
+    } catch {
+      /* not a JSON line */
+    }
+  }
+  return out;
+}
 
 async function main() {
   const admin = stack.accounts.find((a) => a.username === 'op-super')!;
@@ -26,12 +53,19 @@ async function main() {
   const ca = fs.readFileSync(stack.directory.caFile);
   const reveal: number[] = [];
   const raw: number[] = [];
-  for (let round = 0; round < 4; round++) {
+  const ids: Array<{ id: string; ms: number }> = [];
+  for (const t of targets) {
+    const w = await c.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' }); // warm-up (connections, caches that may be lost)
+    if (w.status !== 200) throw new Error(`reveal ${t.name}: ${w.status} ${w.text}`);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) {
       let t0 = performance.now();
       const r = await c.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' });
+      const ms = performance.now() - t0;
       if (r.status !== 200) throw new Error(`reveal ${t.name}: ${r.status} ${r.text}`);
-      reveal.push(performance.now() - t0);
+      reveal.push(ms);
+      ids.push({ id: String(r.headers['x-correlation-id'] ?? ''), ms });
 
       t0 = performance.now();
       const l = new Client({ url: stack.directory.dcs[0].url, tlsOptions: { ca: [ca] } });
@@ -46,6 +80,29 @@ async function main() {
   console.log(`reveal round trip     median ${median(reveal).toFixed(1)} ms   (console → password service → directory)`);
   console.log(`raw ldapts read       median ${median(raw).toFixed(1)} ms   (LDAPS connect + bind + read + unbind)`);
   console.log(`ratio reveal / raw    ${(median(reveal) / median(raw)).toFixed(2)}`);
+
+  // per hop: medians over the measured reveals whose timing lines were found in both logs
+  await new Promise((r) => setTimeout(r, 500)); // let the processes flush their logs
+  const consoleT = timings(path.join(RUN_DIR, 'dev-offline.log'));
+  const serviceT = timings(path.join(RUN_DIR, 'dev-password-service.log'));
+  const rows: Record<string, number[]> = {};
+  const add = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (rows[k] ??= []).push(v);
+  let matched = 0;
+  for (const { id, ms } of ids) {
+    const ct = consoleT.get(id);
+    const st = serviceT.get(id);
+    if (!ct || !st) continue;
+    matched++;
+    add('request pipeline (gateway, session, CSRF, rights) = round trip − console handler', ms - ct.total);
+    for (const [k, v] of Object.entries(ct.hops)) add(k, v);
+    for (const [k, v] of Object.entries(st.hops)) add(k, v);
+    add('service total', st.total);
+    add('invoke overhead = console.invoke − service total', (ct.hops['console.invoke'] ?? NaN) - st.total);
+  }
+  console.log('');
+  console.log(`per hop (median ms over ${matched} reveals; hops in one line of the console ran together)`);
+  if (!matched) console.log('  no laps_timing lines matched (are the logs in local/.run/dev-*.log?)');
+  for (const [k, v] of Object.entries(rows)) console.log(`  ${k.padEnd(72)} ${median(v).toFixed(1).padStart(7)}`);
 }
 main().catch((e) => {
   console.error(e.message);

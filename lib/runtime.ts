@@ -1,13 +1,16 @@
+import { readApprovalSettings } from './approvals/settings';
 import { AuditChain } from './audit';
+import { DecisionContext } from './authz/context';
 import { loadConfig, type Config } from './config';
 import { loadMasterKey } from './crypto/master-key';
 import { openString } from './crypto/seal';
-import { Directory, DirectoryPool, type DirectoryCredentials } from './directory';
+import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from './directory';
 import { poolOptions } from './directory/pool';
 import { unavailable } from './errors';
 import { logger } from './log';
 import { readSettings, type InstanceSettings } from './setup/settings';
 import { createStore, type Store } from './store';
+import { processEnvironment, type Environment } from './config/environment';
 
 // The composition root of the console: built once per instance, handed to lib/ functions.
 export interface ConsoleRuntime {
@@ -21,11 +24,13 @@ export interface ConsoleRuntime {
   directory(): Promise<Directory>;
   /** The console's write account (group members, user attributes, account state); never the reset or LAPS account. */
   writeCreds(): Promise<DirectoryCredentials>;
+  /** Settings and the directory they configure, from one read of the settings (undefined settings: not configured). */
+  settingsAndDirectory(): Promise<{ settings?: InstanceSettings; directory?: Directory }>;
 }
 
 
-export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } = {}): ConsoleRuntime {
-  const env = opts.env ?? process.env;
+export function createRuntime(opts: { env?: Environment; store?: Store } = {}): ConsoleRuntime {
+  const env = opts.env ?? processEnvironment();
   const { config, warnings } = loadConfig(env);
   for (const w of warnings) logger.warn(w);
   const store = opts.store ?? createStore();
@@ -39,9 +44,7 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     return (await readSettings(store))?.settings;
   }
 
-  async function directory(): Promise<Directory> {
-    const rec = await readSettings(store);
-    if (!rec) throw unavailable('not_configured');
+  function directoryOf(rec: { settings: InstanceSettings; version: number }): Directory {
     const { settings: s, version } = rec;
     if (dirCache && dirCache.version === version) return dirCache.directory;
     dirCache?.stop();
@@ -50,10 +53,21 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
       user: s.readAccount.user,
       password: openString(await masterKey(), s.readAccount.sealedPassword, 'tech-account:read'),
     });
-    const directory = new Directory(pool, s.baseDn, readCreds);
+    const directory = new LdapDirectory(pool, s.baseDn, readCreds);
     const stop = pool.startHealthProbe(readCreds);
     dirCache = { version, directory, stop };
     return directory;
+  }
+
+  async function directory(): Promise<Directory> {
+    const rec = await readSettings(store);
+    if (!rec) throw unavailable('not_configured');
+    return directoryOf(rec);
+  }
+
+  async function settingsAndDirectory() {
+    const rec = await readSettings(store);
+    return rec ? { settings: rec.settings, directory: directoryOf(rec) } : {};
   }
 
   async function writeCreds(): Promise<DirectoryCredentials> {
@@ -62,7 +76,17 @@ export function createRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store } =
     return { user: s.writeAccount.user, password: openString(await masterKey(), s.writeAccount.sealedPassword, 'tech-account:write') };
   }
 
-  return { config, store, audit, masterKey, settings, directory, writeCreds };
+  return { config, store, audit, masterKey, settings, directory, writeCreds, settingsAndDirectory };
+}
+
+export type ConsoleDecisionContext = DecisionContext<ConsoleRuntime>;
+
+/** The decision context of one request: the current settings and directory, the approval rules read when a decision needs them. */
+export async function decisionContext(rt: ConsoleRuntime): Promise<ConsoleDecisionContext> {
+  // one read of the settings for both (fresh: a change holds at once)
+  const { settings, directory } = await rt.settingsAndDirectory();
+  if (!settings || !directory) throw new Error('not configured');
+  return new DecisionContext(rt, directory, settings, () => readApprovalSettings(rt.store).then((r) => r.settings));
 }
 
 let singleton: ConsoleRuntime | undefined;

@@ -5,7 +5,7 @@ import { setAuthenticator } from '../lib/auth/operators';
 import { putDelegation, putRole, type Assignee } from '../lib/authz/rights';
 import type { Permission } from '../lib/authz/permissions';
 import { issueSetupToken } from '../lib/setup';
-import { Directory, DirectoryPool } from '../lib/directory';
+import { DirectoryPool, LdapDirectory, type Directory } from '../lib/directory';
 import type { Store } from '../lib/store';
 import { ConsoleClient } from './console-client';
 import { DATA_DIR, log } from './processes';
@@ -80,7 +80,7 @@ export function seedDirectory(seed: DirectorySeed): Directory {
     { caPem: fs.readFileSync(seed.caFile, 'utf8'), connectTimeoutMs: 5000, operationTimeoutMs: 15000, cooldownMs: 60000, probeIntervalMs: 0, pageSize: 500, searchMaxResults: 5000 },
   );
   const creds = seed.technicalAccounts.read;
-  return new Directory(pool, seed.baseDn, async () => ({ user: creds.upn, password: creds.password }));
+  return new LdapDirectory(pool, seed.baseDn, async () => ({ user: creds.upn, password: creds.password }));
 }
 
 export async function seedConsole(store: Store, masterKey: Buffer, consoleUrl: string, seed: DirectorySeed): Promise<StackAccount[]> {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createStore, ensureTable } from '../lib/store';
-import { callPasswordService } from '../lib/password-service/client';
+import { callPasswordService } from '../lib/password-service/console-side/client';
 import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
 import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
 import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';

@@ -7,7 +7,7 @@ import { isGuid } from '../../lib/directory';
 import { createRuntime } from '../../lib/runtime';
 import { issueSetupToken } from '../../lib/setup';
 import { issueFleetToken } from '../../lib/fleet-status';
-import { callPasswordService } from '../../lib/password-service/client';
+import { callPasswordService } from '../../lib/password-service/console-side/client';
 import { isApiError } from '../../lib/errors';
 import { queryRecords } from '../../lib/store/records';
 import { createStore } from '../../lib/store';

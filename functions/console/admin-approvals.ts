@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { approvalSettingsInputSchema, approvalSettingsView, saveApprovalSettings } from '@lib/approvals/admin';
 import { adminContext, audited } from '@lib/authz/admin';
 import { ID_PATTERN } from '@lib/authz/rights';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 import { channelInputSchema, channelView, deleteChannel, listChannels, saveChannel } from '@lib/notifications';
 

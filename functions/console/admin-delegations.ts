@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { adminContext, deleteDelegation, listDelegationsView, saveDelegation } from '@lib/authz/admin';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 // Delegations: a role, a scope of managed OUs, assigned to directory users or groups.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { resetOperatorTotp } from '@lib/auth/operator-admin';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
 
 // Operators administered by an administrator (console spec, Authentication 5).

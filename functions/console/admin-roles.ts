@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { adminContext, deleteRole, listRolesView, saveRole } from '@lib/authz/admin';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 // Roles of the console: the built-in Super administrator (read-only) and custom roles.

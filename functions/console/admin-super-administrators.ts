@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { adminContext } from '@lib/authz/admin';
 import { grantSuperAdministrator, listSuperAdministrators, revokeSuperAdministrator } from '@lib/authz/super-administrators';
 import { isGuid } from '@lib/directory/guid';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 // Holders of the built-in Super administrator role; only a Super administrator changes them.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, getRequestView, listRequests, rejectRequest, type ApprovalsContext } from '@lib/approvals/requests';
-import { decisionContext } from '@lib/authz/engine';
-import { consoleHandler } from '@lib/http/lambda';
+import { decisionContext } from '@lib/runtime';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, type RouteContext } from '@lib/http/route';
 
 // Approval requests (console spec, Approvals endpoints). Any operator may call them: who may

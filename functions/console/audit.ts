@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { auditQuerySchema, objectHistoryQuerySchema, queryAudit } from '@lib/audit/query';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 const list = defineRoute({

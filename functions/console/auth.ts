@@ -3,7 +3,7 @@ import { clearedSessionCookie, createSession, destroySession, sessionCookie } fr
 import { sessionPolicy, signIn } from '@lib/auth/signin';
 import { stepUp } from '@lib/auth/stepup';
 import { unauthorized } from '@lib/errors';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 const antiforgery = defineRoute({

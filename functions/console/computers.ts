@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { actorOf, decisionContext } from '@lib/authz/engine';
+import { actorOf } from '@lib/authz/engine';
+import { decisionContext } from '@lib/runtime';
 import { computerViewSchema, getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
 import { lapsAction, lapsRefusalAudit, lapsRequestSchema } from '@lib/laps/reveal';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
 
 

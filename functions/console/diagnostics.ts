@@ -1,5 +1,5 @@
 import { lapsDiagnostics } from '@lib/laps/diagnostics';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 const laps = defineRoute({

@@ -1,5 +1,5 @@
 import { checkFleetToken, fleetStatus } from '@lib/fleet-status';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 import pkg from '../../package.json';
 

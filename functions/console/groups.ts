@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { actorOf, decisionContext } from '@lib/authz/engine';
+import { actorOf } from '@lib/authz/engine';
+import { decisionContext } from '@lib/runtime';
 import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
-import { actionAnswer, performAction } from '@lib/users/actions';
+import { actionAnswer, performAction } from '@lib/actions';
 
 // Groups: read views (groups.read) and member changes (groups.members.write, approvable).
 const guid = z.string().refine(isGuid, 'a GUID');

@@ -1,4 +1,4 @@
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { openApiDocument } from '@lib/http/openapi';
 import { defineRoute, type Route } from '@lib/http/route';
 import { consoleRoutes } from './all-routes';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { updateStepUpMode } from '@lib/setup/step-up-mode';
 import { STEP_UP_MODES } from '@lib/setup/settings';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 const stepUpMode = defineRoute({

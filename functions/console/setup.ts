@@ -1,5 +1,5 @@
 import { completeSetup, setupInputSchema, setupOpen } from '@lib/setup';
-import { consoleHandler } from '@lib/http/lambda';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
 const status = defineRoute({

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { actorOf, decisionContext } from '@lib/authz/engine';
-import { consoleHandler } from '@lib/http/lambda';
+import { actorOf } from '@lib/authz/engine';
+import { decisionContext } from '@lib/runtime';
+import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';
-import { actionAnswer, attributesSchema, performAction, type ActionParams } from '@lib/users/actions';
+import { actionAnswer, attributesSchema, performAction, type ActionParams } from '@lib/actions';
 
 // Users: read views (users.read) and the approvable actions, each decided again by the engine.
 const ticketBody = z.object({ ticket: z.string().trim().max(200).optional() });

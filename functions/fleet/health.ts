@@ -1,7 +1,8 @@
-import { fleetHandler } from '@lib/fleet/http';
-import { defineFleetRoute } from '@lib/fleet/route';
+import { loadFleetConfig, type FleetConfig } from '@lib/config';
+import { healthHandler, type HealthRoute } from '@lib/http/health';
 
-const live = defineFleetRoute({
+// The fleet plane's probe, on the lean health chain (no token, no table, no cluster CLI).
+const live: HealthRoute<FleetConfig> = {
   method: 'GET',
   path: '/health/live',
   summary: 'The process is up (anonymous, no detail)',
@@ -9,7 +10,9 @@ const live = defineFleetRoute({
   async handle() {
     return { body: { status: 'ok' } };
   },
-});
+};
 
-export const routes = [live];
-export const handler = fleetHandler(routes);
+let config: FleetConfig | undefined;
+
+export const routes: HealthRoute<any>[] = [live];
+export const handler = healthHandler(routes, () => (config ??= loadFleetConfig()), (c) => ({ publicOrigin: c.FLEET_PUBLIC_ORIGIN, hstsMaxAge: c.FLEET_HSTS_MAX_AGE }));

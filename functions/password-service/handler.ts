@@ -1,7 +1,7 @@
 import { loadConfig } from '@lib/config';
 import { logger } from '@lib/log';
 import { loadLinkKey } from '@lib/password-service/link';
-import { PasswordService } from '@lib/password-service/service';
+import { PasswordService } from '@lib/password-service/service-side/service';
 import { createStore } from '@lib/store';
 
 // The password service: no HTTP route; invoked by the console over the signed internal link.

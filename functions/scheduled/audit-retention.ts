@@ -1,5 +1,5 @@
 import { runtime } from '@lib/runtime';
-import { serviceAuditChain } from '@lib/password-service/audit';
+import { serviceAuditChain } from '@lib/password-service/link/service-chain';
 
 // Daily: delete audit rows older than Audit:RetentionDays (0 keeps all; the purge is itself
 // audited; the signed anchor moves first), in the console's chain and the password service's

@@ -4,7 +4,7 @@ import { readAuthzState } from '../authz/rights';
 import type { NewRight } from '../authz/widening';
 import { isApiError } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
-import type { ActionResult } from '../users/actions';
+import type { ActionResult } from '../actions';
 
 // Role and delegation changes through an approval request (decision 26, beyond the spec): a save
 // that would widen its author's own rights is filed as a request (`roles.save`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APPROVABLE_ACTIONS, isApprovable, type ApprovalSource } from '../authz/approval-rules';
 import type { Permission } from '../authz/permissions';
 import { SUPER_ADMINISTRATOR_ROLE } from '../authz/permissions';
 import type { OperatorRights } from '../authz/rights';
@@ -9,17 +10,8 @@ import { getRecord, putRecord } from '../store/records';
 // list, instance approvers and count, and per delegation the actions that require approval, its
 // approvers and count. One record with an optimistic version.
 
-/** The approvable actions (console spec, States and transitions). */
-export const APPROVABLE_ACTIONS = [
-  'users.password.reset',
-  'users.unlock',
-  'users.disable',
-  'users.enable',
-  'users.attributes.write',
-  'groups.members.write',
-] as const satisfies readonly Permission[];
-export type ApprovableAction = (typeof APPROVABLE_ACTIONS)[number];
-export const isApprovable = (p: string): p is ApprovableAction => (APPROVABLE_ACTIONS as readonly string[]).includes(p);
+// the approvable actions and the rules a decision applies live with the engine (passed these settings)
+export { APPROVABLE_ACTIONS, alwaysRequired, isApprovable, requiresApproval, type ApprovableAction, type ApprovalSource } from '../authz/approval-rules';
 
 /** Approvers: roles (role ids; `super-administrator` = the Super administrators) and/or operators (objectGUIDs). */
 export const approversSchema = z.object({
@@ -64,8 +56,6 @@ export async function readApprovalSettings(store: Store): Promise<{ settings: Ap
 export const writeApprovalSettings = (store: Store, settings: ApprovalSettings, expectVersion: number) =>
   putRecord(store, KEY.pk, KEY.sk, settings, { expectVersion });
 
-/** Why a request needs approval: the instance's 'always require' list, or a delegation's set. */
-export type ApprovalSource = { kind: 'always' } | { kind: 'delegation'; delegationId: string };
 /** ... or a role or delegation change widening its author's own rights (decision 26). */
 export type RequestSource = ApprovalSource | { kind: 'admin' };
 
@@ -74,13 +64,6 @@ export type RequestApprovers = Approvers & { permission?: Permission };
 
 /** A self-widening admin change is approved by another administrator: anyone holding `settings.manage`, once. */
 export const ADMIN_APPROVERS: RequestApprovers = { roles: [], operators: [], permission: 'settings.manage' };
-
-/** Does this delegation (or the instance list) require approval for this action? */
-export function requiresApproval(s: ApprovalSettings, action: Permission, delegationId?: string): boolean {
-  if (!isApprovable(action)) return false;
-  return !!delegationId && !!s.delegations[delegationId]?.requiresApproval.includes(action);
-}
-export const alwaysRequired = (s: ApprovalSettings, action: Permission) => isApprovable(action) && s.alwaysRequire.includes(action);
 
 /** The approvers and count of a source under these settings; none named → the Super administrators. */
 export function approversFor(s: ApprovalSettings, source: RequestSource): { approvers: RequestApprovers; approvalsNeeded: 1 | 2 } {

@@ -25,7 +25,7 @@ export interface SignInDirectory {
   findUserDn(login: string): Promise<string | undefined>;
   principalFacts(dn: string): Promise<PrincipalFacts | undefined>;
   readCreds(): Promise<{ user: string }>;
-  pool: { verifyCredentials(creds: { user: string; password: string }): Promise<boolean> };
+  verifyCredentials(creds: { user: string; password: string }): Promise<boolean>;
 }
 
 // A DN that names no account: the bind a name that resolves to no account still makes.
@@ -70,7 +70,7 @@ export async function checkSignInPassword(dir: SignInDirectory, account: Princip
   const t0 = performance.now();
   let ok: boolean;
   try {
-    ok = await dir.pool.verifyCredentials({ user: account?.dn ?? `${DECOY_RDN},${dir.baseDn}`, password });
+    ok = await dir.verifyCredentials({ user: account?.dn ?? `${DECOY_RDN},${dir.baseDn}`, password });
   } catch (e) {
     if (!(e instanceof DirectoryInvalidCredentials)) throw e;
     ok = false;

@@ -61,7 +61,7 @@ export async function stepUp(
     ok =
       proof === 'authenticator'
         ? await checkTotpCode(rt.store, await rt.masterKey(), op.guid, input.code!)
-        : await (await rt.directory()).pool.verifyCredentials({ user: op.dn, password: input.password! });
+        : await (await rt.directory()).verifyCredentials({ user: op.dn, password: input.password! });
   } catch (e) {
     await attempt.succeeded(); // no answer is not a failed proof
     throw e;
@@ -107,8 +107,11 @@ export async function requireStrictStepUp(rt: ConsoleRuntime, session: Session):
     if (rt.config.Authentication.Access.StepUp === 'Deny') throw forbidden('strict_reauth_required', { proof: null });
     return;
   }
-  const settings = (await rt.settings())!;
-  const proof = (await usualProof(rt, session, settings.stepUpMode)) ?? (await strictProof(rt, session));
+  // the mode and the enrolment are independent reads: together
+  const [settings, enrolled] = await Promise.all([rt.settings(), hasAuthenticator(rt.store, session.operator!.guid)]);
+  const strict: Proof = enrolled ? 'authenticator' : 'password';
+  const mode = settings!.stepUpMode;
+  const proof: Proof = mode === 'password' ? 'password' : strict; // mode authenticator: the usual proof is the strict one; mode none: strict
   const recent = hasRecentStepUp(rt, session) && satisfies(session.stepUpProof, proof);
   if (!recent) throw forbidden('strict_reauth_required', { proof });
 }

@@ -7,7 +7,7 @@ import { badRequest, conflict, forbidden, isApiError, notFound, unauthorized } f
 import type { RouteContext } from '../http/route';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
-import { decisionContext } from './engine';
+import { decisionContext } from '../runtime';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import {
   changeAuthz,

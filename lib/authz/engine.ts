@@ -1,19 +1,17 @@
-import type { OperatorIdentity } from '../auth/sessions';
-import type { Directory } from '../directory';
-import { isTrue, readGroupByGuid, readObjectByGuid, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
-import { alwaysRequired, readApprovalSettings, requiresApproval, type ApprovalSettings, type ApprovalSource } from '../approvals/settings';
-import type { ConsoleRuntime } from '../runtime';
-import type { InstanceSettings, ManagedOu } from '../setup/settings';
-import { classifyComputer, classifyGroup, classifyUser, isBelow, type ClassificationContext, type TargetClass } from './classify';
+import { isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
+import { alwaysRequired, isApprovable, requiresApproval, type ApprovalSource } from './approval-rules';
+import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClass } from './classify';
+import { DecisionContext, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
-import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import type { OperatorRights } from './rights';
+
+export { DecisionContext, type DecisionHost, type OperatorRef, type ScopedGrant } from './context';
 
 // The one authorization decision of the console: operator, action, target GUID → allow or refuse
 // with a reason, decided on fresh facts read from the directory by GUID, audited `authz.decision`.
 
 export interface Actor {
-  identity: OperatorIdentity;
+  identity: OperatorRef;
   rights: OperatorRights;
   ip: string;
 }
@@ -33,67 +31,6 @@ export type Decision =
  */
 export type ApprovalMode = 'direct' | 'approver';
 
-/** A grant resolved for this request: its permissions and its scope OUs at their current DN. */
-export interface ScopedGrant {
-  delegationId: string;
-  permissions: Set<Permission>;
-  scopeDns: string[];
-}
-
-export class DecisionContext {
-  private ouDns = new Map<string, string | undefined>();
-  private approvals?: Promise<ApprovalSettings>;
-  constructor(
-    readonly rt: ConsoleRuntime,
-    readonly dir: Directory,
-    readonly settings: InstanceSettings,
-  ) {}
-
-  /** The current DN of an OU given by GUID (moved or renamed OUs follow; a deleted one matches nothing). */
-  async ouDn(ou: ManagedOu): Promise<string | undefined> {
-    if (!this.ouDns.has(ou.guid)) this.ouDns.set(ou.guid, await this.dir.dnOfGuid(ou.guid));
-    return this.ouDns.get(ou.guid);
-  }
-
-  /** Approval settings, read once per decision context. */
-  approvalSettings(): Promise<ApprovalSettings> {
-    return (this.approvals ??= readApprovalSettings(this.rt.store).then((r) => r.settings));
-  }
-
-  async classificationContext(): Promise<ClassificationContext> {
-    const managed = await Promise.all(this.settings.managedOus.map((o) => this.ouDn(o)));
-    const tiers = await Promise.all(this.settings.tierOus.map((o) => this.ouDn(o)));
-    return {
-      managedOuDns: managed.filter((d): d is string => !!d),
-      // a Tier OU that cannot be found any more still protects what sits at its recorded DN
-      tierOuDns: this.settings.tierOus.map((o, i) => tiers[i] ?? o.dn),
-      protectedGroupSids: this.settings.protectedGroups.map((g) => g.sid),
-    };
-  }
-
-  async grants(rights: OperatorRights): Promise<ScopedGrant[]> {
-    const out: ScopedGrant[] = [];
-    if (rights.superAdministrator) {
-      const dns = await Promise.all(this.settings.managedOus.map((o) => this.ouDn(o)));
-      out.push({ delegationId: SUPER_ADMINISTRATOR_ROLE.id, permissions: new Set(PERMISSIONS), scopeDns: dns.filter((d): d is string => !!d) });
-    }
-    const managed = (await this.classificationContext()).managedOuDns;
-    for (const g of rights.grants) {
-      const dns = (await Promise.all(g.delegation.scope.map((o) => this.ouDn(o)))).filter((d): d is string => !!d);
-      // a delegation never reaches past the managed OUs, whatever its scope says
-      const inside = dns.filter((d) => managed.some((m) => d.toLowerCase() === m.toLowerCase() || isBelow(d, m)));
-      out.push({ delegationId: g.delegation.id, permissions: new Set(g.role.permissions), scopeDns: inside });
-    }
-    return out;
-  }
-}
-
-export async function decisionContext(rt: ConsoleRuntime): Promise<DecisionContext> {
-  const settings = await rt.settings();
-  if (!settings) throw new Error('not configured');
-  return new DecisionContext(rt, await rt.directory(), settings);
-}
-
 const inScope = (dn: string, g: ScopedGrant) => g.scopeDns.some((s) => isBelow(dn, s));
 
 /** Which of these permissions one delegation covering `dn` holds together (same-delegation rules). */
@@ -105,13 +42,13 @@ const READ_PERMISSION: Record<TargetKind, Permission> = { computer: 'computers.r
 
 /** Fresh facts of the target, read by GUID, and its class for this kind. */
 async function readAndClassify(ctx: DecisionContext, kind: TargetKind, guid: string): Promise<{ target: ObjectFacts; cls: TargetClass } | undefined> {
-  const classCtx = await ctx.classificationContext();
+  // the target and the OUs that classify it are read together (both fresh, by GUID)
   if (kind === 'group') {
-    const g = await readGroupByGuid(ctx.dir, guid);
+    const [classCtx, g] = await Promise.all([ctx.classificationContext(), ctx.dir.readGroup(guid)]);
     if (!g) return undefined;
     return { target: g, cls: classifyGroup({ ...g, criticalSystemObject: isTrue(g.attributes.isCriticalSystemObject) }, classCtx) };
   }
-  const target = await readObjectByGuid(ctx.dir, guid, kind === 'user' ? USER_ATTRIBUTES : undefined);
+  const [classCtx, target] = await Promise.all([ctx.classificationContext(), ctx.dir.readObject(guid, kind === 'user' ? USER_ATTRIBUTES : undefined)]);
   if (!target) return undefined;
   if (kind === 'computer') return { target, cls: classifyComputer(target, classCtx) };
   const sam = target.attributes.sAMAccountName;
@@ -135,26 +72,41 @@ export async function decideOn(
   guid: string,
   opts: { audit: boolean; correlationId: string; approval?: ApprovalMode; ticket?: string },
 ): Promise<Decision> {
-  const decision = await decide(ctx, actor, kind, action, guid, opts.approval ?? 'direct');
-  if (opts.audit) {
-    const t = decision.target;
-    const reason = decision.allowed
-      ? `delegation:${decision.delegationId}`
-      : decision.approval
-        ? `approval_required:${decision.approval.kind === 'always' ? 'always' : `delegation:${decision.approval.delegationId}`}`
-        : decision.reason;
-    await ctx.rt.audit.append({
-      event: 'authz.decision',
-      outcome: decision.allowed ? 'allowed' : 'denied',
-      reason,
-      actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
-      target: { id: guid, ...(t ? { name: String(t.attributes.cn ?? ''), dn: t.dn } : {}), kind },
-      ...(opts.ticket ? { ticket: opts.ticket } : {}),
-      correlationId: opts.correlationId,
-      details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
-    });
-  }
+  const decision = await decideUnrecorded(ctx, actor, kind, action, guid, opts.approval);
+  if (opts.audit) await recordDecision(ctx, actor, kind, action, guid, decision, opts);
   return decision;
+}
+
+/** The decision alone (its facts read, nothing written): the caller records it with `recordDecision` before acting on it. */
+export const decideUnrecorded = (ctx: DecisionContext, actor: Actor, kind: TargetKind, action: Permission, guid: string, approval: ApprovalMode = 'direct') =>
+  decide(ctx, actor, kind, action, guid, approval);
+
+/** The decision's `authz.decision` row. */
+export async function recordDecision(
+  ctx: DecisionContext,
+  actor: Actor,
+  kind: TargetKind,
+  action: Permission,
+  guid: string,
+  decision: Decision,
+  opts: { correlationId: string; ticket?: string },
+): Promise<void> {
+  const t = decision.target;
+  const reason = decision.allowed
+    ? `delegation:${decision.delegationId}`
+    : decision.approval
+      ? `approval_required:${decision.approval.kind === 'always' ? 'always' : `delegation:${decision.approval.delegationId}`}`
+      : decision.reason;
+  await ctx.rt.audit.append({
+    event: 'authz.decision',
+    outcome: decision.allowed ? 'allowed' : 'denied',
+    reason,
+    actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
+    target: { id: guid, ...(t ? { name: String(t.attributes.cn ?? ''), dn: t.dn } : {}), kind },
+    ...(opts.ticket ? { ticket: opts.ticket } : {}),
+    correlationId: opts.correlationId,
+    details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
+  });
 }
 
 /** decideOnComputer: `decideOn` for computers (LAPS actions need `computers.read` in the same delegation). */
@@ -187,6 +139,11 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
     const reason = vipNeeded && bestGrant(grants, target.dn, needs) ? 'vip_requires_vip_manage' : `missing_permission:${action}`;
     return { allowed: false, status: 403, reason, target, cls };
   }
+  // an action no approval can concern (LAPS, reads) is decided without reading the approval settings
+  if (!isApprovable(action)) {
+    const g = holding[0];
+    return { allowed: true, target, cls, delegationId: g.delegationId, vipManage: g.permissions.has('vip.manage'), permissions: g.permissions };
+  }
   const approvals = await ctx.approvalSettings();
   // approvals never widen a delegation: they only narrow what it allows directly
   if (mode === 'direct' && alwaysRequired(approvals, action)) return { allowed: false, status: 403, reason: 'approval_required', target, cls, approval: { kind: 'always' } };
@@ -196,6 +153,6 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
 }
 
 /** The actor of a signed-in request (the route pipeline has loaded the operator and their rights). */
-export function actorOf(c: { operator?: OperatorIdentity; rights?: OperatorRights; sourceIp: string }): Actor {
+export function actorOf(c: { operator?: OperatorRef; rights?: OperatorRights; sourceIp: string }): Actor {
   return { identity: c.operator!, rights: c.rights!, ip: c.sourceIp };
 }

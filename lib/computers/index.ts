@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { classifyComputer } from '../authz/classify';
 import { decideOnComputer, type Actor, type DecisionContext } from '../authz/engine';
-import { classifyComputer, isBelow } from '../authz/classify';
-import { openString, seal } from '../crypto/seal';
+import { scopeQuerySchema, searchScope, type ScopeQuery } from '../authz/scoped-list';
 import { escapeFilterValue, isGuid } from '../directory';
-import { COMPUTER_ATTRIBUTES, fileTimeToIso, withTokenGroups, type ObjectFacts } from '../directory/objects';
-import { badRequest, notFound } from '../errors';
+import { COMPUTER_ATTRIBUTES, fileTimeToIso, type ObjectFacts } from '../directory/objects';
+import { notFound } from '../errors';
 
 // Computer read views (console spec, Computer): never a password, never a never-manageable object.
 export const computerViewSchema = z.object({
@@ -55,83 +55,21 @@ export async function getComputer(ctx: DecisionContext, actor: Actor, guid: stri
   return { ...computerView(d.target, d.cls.kind === 'vip'), actions: { revealLaps: await hint('computers.laps.read'), expireLaps: await hint('computers.laps.expire') } };
 }
 
-export const searchQuerySchema = z.object({
-  q: z.string().trim().max(64).optional(),
-  ou: z.string().trim().max(1024).optional(),
-  cursor: z.string().max(4096).optional(),
-});
-
-interface CursorState {
-  op: string;
-  q?: string;
-  ou?: string;
-  offset: number;
-  exp: number;
-}
-const CURSOR_TTL_MS = 10 * 60_000;
-const cursorAad = (operatorGuid: string) => `cursor:computers:${operatorGuid.toLowerCase()}`;
+export const searchQuerySchema = scopeQuerySchema;
 
 /**
- * Search, or without `q` enumerate the operator's scope: LDAP pages of Directory:PageSize, at most
- * Directory:SearchMaxResults (then `incomplete`), sorted by name; a page of Directory:MaxResults
- * computers the operator may read, never-manageable ones left out; `truncated` and an opaque
- * cursor (sealed, bound to this operator, valid 10 minutes) when there is more.
+ * Search, or without `q` enumerate the operator's scope (the one scoped list): a page of
+ * Directory:MaxResults computers the operator may read, never-manageable ones left out.
  */
-export async function searchComputers(ctx: DecisionContext, actor: Actor, query: z.infer<typeof searchQuerySchema>, masterKey: Buffer) {
-  let offset = 0;
-  let { q, ou } = query;
-  if (query.cursor) {
-    let st: CursorState;
-    try {
-      st = JSON.parse(openString(masterKey, query.cursor, cursorAad(actor.identity.guid)));
-    } catch {
-      throw badRequest('invalid_cursor');
-    }
-    if (st.op !== actor.identity.guid || st.exp < Date.now()) throw badRequest('invalid_cursor');
-    ({ q, ou, offset } = st);
-  }
-  const grants = (await ctx.grants(actor.rights)).filter((g) => g.permissions.has('computers.read'));
-  let bases = [...new Set(grants.flatMap((g) => g.scopeDns))];
-  if (ou) {
-    // the filter narrows the scope, never widens it; an unknown, malformed or out-of-scope OU
-    // answers like an empty one in scope (docs/decisions.md, the `ou` filter)
-    const ouDn = await ctx.dir.filterOuDn(ou);
-    bases = ouDn && bases.some((b) => b.toLowerCase() === ouDn.toLowerCase() || isBelow(ouDn, b)) ? [ouDn] : [];
-  }
-  bases = bases.filter((b) => !bases.some((o) => o !== b && isBelow(b, o)));
-  const cfg = ctx.rt.config.Directory;
-  const filter = q ? `(&(objectCategory=computer)(|(cn=*${escapeFilterValue(q)}*)(dNSHostName=*${escapeFilterValue(q)}*)))` : '(objectCategory=computer)';
-  const creds = await ctx.dir.readCreds();
-  let incomplete = false;
-  const entries = [];
-  for (const base of bases) {
-    const left = cfg.SearchMaxResults - entries.length;
-    if (left <= 0) {
-      incomplete = true;
-      break;
-    }
-    const page = await ctx.dir.pool.search(creds, base, { scope: 'sub', filter, attributes: COMPUTER_ATTRIBUTES, explicitBufferAttributes: ['objectGUID', 'objectSid'], max: left });
-    incomplete ||= page.incomplete;
-    entries.push(...page.entries);
-  }
-  const cn = (e: Record<string, unknown>) => String(Array.isArray(e.cn) ? e.cn[0] : (e.cn ?? ''));
-  entries.sort((a, b) => cn(a as Record<string, unknown>).localeCompare(cn(b as Record<string, unknown>)));
-
+export async function searchComputers(ctx: DecisionContext, actor: Actor, query: ScopeQuery, masterKey: Buffer) {
   const classCtx = await ctx.classificationContext();
-  const items: ComputerView[] = [];
-  let i = offset;
-  // classify in chunks: tokenGroups is one base read per computer
-  while (i < entries.length && items.length < cfg.MaxResults) {
-    const chunk = entries.slice(i, i + (cfg.MaxResults - items.length));
-    for (const f of await withTokenGroups(ctx.dir, chunk)) {
-      const cls = classifyComputer(f, classCtx);
-      if ((cls.kind === 'standard' || cls.kind === 'vip') && grants.some((g) => g.scopeDns.some((s) => isBelow(f.dn, s)))) items.push(computerView(f, cls.kind === 'vip'));
-    }
-    i += chunk.length;
-  }
-  const truncated = i < entries.length;
-  const cursor = truncated
-    ? seal(masterKey, JSON.stringify({ op: actor.identity.guid, q, ou, offset: i, exp: Date.now() + CURSOR_TTL_MS } satisfies CursorState), cursorAad(actor.identity.guid))
-    : undefined;
-  return { items, truncated, incomplete, ...(cursor ? { cursor } : {}) };
+  return searchScope(ctx, actor, query, masterKey, {
+    kind: 'computers',
+    readPermission: 'computers.read',
+    filter: (q) => (q ? `(&(objectCategory=computer)(|(cn=*${escapeFilterValue(q)}*)(dNSHostName=*${escapeFilterValue(q)}*)))` : '(objectCategory=computer)'),
+    attributes: COMPUTER_ATTRIBUTES,
+    pageSize: ctx.rt.config.Directory.MaxResults,
+    classify: async (entries) => (await ctx.dir.withTokenGroups(entries)).map((facts) => ({ facts, cls: classifyComputer(facts, classCtx) })),
+    view: (facts, cls) => computerView(facts, cls.kind === 'vip'),
+  });
 }

@@ -1,8 +1,14 @@
 import fs from 'node:fs';
-import { z } from 'zod';
-import { configSchema, INERT_KEYS, OBSOLETE_KEYS, type Config } from './schema';
+import type * as z from 'zod/mini';
+import { processEnvironment, type Environment } from './environment';
+import { configSchema, fleetEnvSchema, INERT_KEYS, NAMED_ENV, OBSOLETE_KEYS, type Config, type FleetConfig } from './fields';
 
-export type { Config } from './schema';
+// The one configuration loader: the console's (and its password service's) Section:Key tree from
+// a JSON file and the environment, and the fleet plane's environment variables, both validated by
+// the fields of ./fields.ts; an invalid value names its key, never its value.
+export type { Config, FleetConfig, Level } from './fields';
+export { LEVELS } from './fields';
+export type { Environment } from './environment';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -16,14 +22,6 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
-// Environment variables named by the spec that do not follow the Section__Key form.
-const NAMED_ENV: Record<string, string> = {
-  HDC_LAPS_UPN: 'PasswordService:LapsIdentity:Upn',
-  HDC_LAPS_PASSWORD_FILE: 'PasswordService:LapsIdentity:PasswordFile',
-  HDC_PWD_DOMAIN: 'PasswordService:Domain',
-  HDC_ENVIRONMENT: 'Hosting:Environment',
-};
-
 const SECTIONS = new Set(Object.keys(configSchema.shape));
 
 function flatten(obj: unknown, prefix: string, out: Map<string, unknown>) {
@@ -34,11 +32,11 @@ function flatten(obj: unknown, prefix: string, out: Map<string, unknown>) {
 
 function knownLeafKeys(): Set<string> {
   const keys = new Set<string>();
-  const walk = (schema: z.ZodType, prefix: string) => {
+  const walk = (schema: z.ZodMiniType, prefix: string) => {
     let s: any = schema;
     while (s?.def?.innerType || s?.def?.in) s = s.def.innerType ?? s.def.in; // unwrap default/pipe
     if (s?.def?.type === 'object') {
-      for (const [k, v] of Object.entries(s.def.shape)) walk(v as z.ZodType, prefix ? `${prefix}:${k}` : k);
+      for (const [k, v] of Object.entries(s.def.shape)) walk(v as z.ZodMiniType, prefix ? `${prefix}:${k}` : k);
     } else keys.add(prefix);
   };
   walk(configSchema, '');
@@ -47,7 +45,7 @@ function knownLeafKeys(): Set<string> {
 const KNOWN = knownLeafKeys();
 
 /** Collect `Section:Key` values: config file (JSON, nested), then environment (`Section__Key`, `HDC_Section__Key`, named HDC_* variables). */
-export function collectSources(env: NodeJS.ProcessEnv, file?: string): Map<string, unknown> {
+export function collectSources(env: Environment, file?: string): Map<string, unknown> {
   const values = new Map<string, unknown>();
   if (file) {
     let parsed: unknown;
@@ -73,7 +71,7 @@ export function collectSources(env: NodeJS.ProcessEnv, file?: string): Map<strin
 }
 
 /** Load and validate the configuration. Throws ConfigError (naming every bad key) when invalid. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function loadConfig(env: Environment = processEnvironment()): LoadedConfig {
   const values = collectSources(env, env.HDC_CONFIG_FILE);
   const warnings: string[] = [];
   const nested: Record<string, any> = {};
@@ -100,4 +98,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join(':')}: ${i.message}`));
   }
   return { config: result.data, warnings };
+}
+
+export class FleetConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid fleet configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'FleetConfigError';
+  }
+}
+
+/** The fleet plane's configuration; throws FleetConfigError naming every bad variable (never its value). */
+export function loadFleetConfig(env: Environment = processEnvironment()): FleetConfig {
+  const r = fleetEnvSchema.safeParse(env);
+  if (!r.success) throw new FleetConfigError(r.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  return r.data;
 }

@@ -1,9 +1,16 @@
-import { ResultCodeError, type Entry } from 'ldapts';
+import { Attribute, Change, type Entry, type Filter } from 'ldapts';
 import { ApiError } from '../errors';
+import { DirectoryError, isDirectoryError } from './errors';
 import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
+import { COMPUTER_ATTRIBUTES, GROUP_ATTRIBUTES, toObjectFacts, type DirectoryEntry, type ObjectFacts } from './objects';
 import { DirectoryPool, type DirectoryCredentials } from './pool';
+import { resolvePrincipalOn, type Principal } from './principals';
+import { SdFlagsDaclControl } from './sd-control';
 
-export { DirectoryPool, DirectoryInvalidCredentials, type DirectoryCredentials, type DcEndpoint } from './pool';
+export { DirectoryPool, type DirectoryCredentials, type DcEndpoint } from './pool';
+export { DirectoryError, DirectoryInvalidCredentials, directoryApiError, directoryRefusalCode, isDirectoryError, type DirectoryErrorKind } from './errors';
+export type { ObjectFacts, DirectoryEntry } from './objects';
+export type { Principal } from './principals';
 export * from './guid';
 
 export const UAC = {
@@ -17,6 +24,7 @@ export const UAC = {
 } as const;
 
 const BINARY = ['objectGUID', 'objectSid', 'tokenGroups'];
+const TOKEN_GROUPS_IN_FLIGHT = 8;
 
 const one = (v: unknown): string | undefined => (Array.isArray(v) ? (v[0] as string | undefined) : (v as string | undefined));
 const buf = (v: unknown): Buffer | undefined => (Array.isArray(v) ? (v[0] as Buffer | undefined) : (v as Buffer | undefined));
@@ -35,8 +43,96 @@ export interface PrincipalFacts {
   groupSids: string[];
 }
 
-/** Directory reads made with the console's read account. Every fact is read fresh, by DN or GUID. */
-export class Directory {
+/** One attribute change (replace, add or delete values). */
+export interface DirectoryChange {
+  operation: 'replace' | 'add' | 'delete';
+  attribute: string;
+  values: Array<string | Buffer>;
+}
+
+/** Options of a write: which technical account makes it (default: the directory's own). */
+export interface WriteOptions {
+  as?: DirectoryCredentials;
+}
+
+/** A scoped search: LDAP pages of Directory:PageSize, at most `max` (≤ Directory:SearchMaxResults), then `incomplete`. */
+export interface SearchRequest {
+  base: string;
+  filter: string;
+  attributes: string[];
+  scope?: 'base' | 'one' | 'sub';
+  max?: number;
+}
+
+/** A computer's LAPS values (password service only: the LAPS account is the only reader). */
+export interface LapsValues {
+  facts: ObjectFacts;
+  /** msLAPS-Password (Windows LAPS, cleartext JSON) */
+  windows?: string;
+  /** ms-Mcs-AdmPwd (legacy LAPS) */
+  legacy?: string;
+}
+
+/**
+ * The directory as domain code sees it: domain operations on fresh facts (read by GUID or DN),
+ * one error type (DirectoryError, mapped once in ./errors), no LDAP client in sight. The one
+ * implementation talks to the domain controllers over LDAPS (LdapDirectory).
+ */
+export interface Directory {
+  readonly baseDn: string;
+  /** The directory's own technical account (sign-in's stand-in account). */
+  readCreds(): Promise<DirectoryCredentials>;
+  /** Check credentials by a bind on a connection of their own. */
+  verifyCredentials(creds: DirectoryCredentials): Promise<boolean>;
+
+  findUserDn(login: string): Promise<string | undefined>;
+  principalFacts(dn: string): Promise<PrincipalFacts | undefined>;
+  dnOfGuid(guid: string): Promise<string | undefined>;
+  resolveOu(dnOrGuid: string): Promise<{ dn: string; guid: string }>;
+  filterOuDn(ref: string): Promise<string | undefined>;
+  resolveGroup(dn: string): Promise<{ dn: string; guid: string; sid: string }>;
+  resolvePrincipal(ref: string, kinds?: Array<'user' | 'group'>): Promise<Principal | undefined>;
+
+  /** The object with this GUID, with `attributes` and its transitive group SIDs (tokenGroups). */
+  readObject(guid: string, attributes?: string[]): Promise<ObjectFacts | undefined>;
+  /** A group by GUID with the SIDs of the groups it is nested in (its classification needs them). */
+  readGroup(guid: string): Promise<(ObjectFacts & { parentSids: string[] }) | undefined>;
+  /** An object by DN (base read) as facts; undefined when the directory has none there. */
+  readFactsByDn(dn: string, attributes: string[]): Promise<ObjectFacts | undefined>;
+  /** Attribute values of the object at `dn` (base read); undefined when none there. */
+  readAttributes(dn: string, attributes: string[], opts?: { binary?: string[] }): Promise<DirectoryEntry | undefined>;
+  /** Names of the attributes the directory lets this account read on `dn` (values never fetched). */
+  readableAttributeNames(dn: string): Promise<Set<string>>;
+  /** SIDs of every group `dn` is nested in, transitively. */
+  parentGroupSids(dn: string): Promise<string[]>;
+  /** The same facts with their transitive group SIDs (tokenGroups: one base read each). */
+  withTokenGroups(facts: ObjectFacts[]): Promise<ObjectFacts[]>;
+  /** Paged search; every entry carries its GUID (and SID where it has one). */
+  search(req: SearchRequest): Promise<{ entries: ObjectFacts[]; incomplete: boolean }>;
+  /** lDAPDisplayNames of the schema (lowercased) among `names` the directory defines. */
+  schemaAttributes(names: string[]): Promise<string[]>;
+  /** schemaIDGUID of a schema attribute. */
+  schemaIdGuid(ldapDisplayName: string): Promise<string | undefined>;
+  /** The DACL-only security descriptor of the object at `dn` (SD flags control). */
+  readSecurityDescriptor(dn: string): Promise<Buffer | undefined>;
+  /** SIDs a token of the account `upn` carries (its own, its groups', Everyone, Authenticated Users). */
+  accountSids(upn: string): Promise<Set<string>>;
+  /** A computer by GUID with its LAPS values (read with the directory's own account: the LAPS account). */
+  readLaps(guid: string): Promise<LapsValues | undefined>;
+
+  /** A change sent once (never replayed: a lost answer is `directory_outcome_unknown`). */
+  modify(dn: string, changes: DirectoryChange[], opts?: WriteOptions): Promise<void>;
+  /** Set an account's password (unicodePwd), and pwdLastSet / lockoutTime with it in one change. */
+  setPassword(dn: string, password: string, opts: WriteOptions & { mustChange: boolean; unlock: boolean }): Promise<void>;
+
+  stop(): void;
+}
+
+const noSuchBase = (e: unknown) => isDirectoryError(e, 'no_such_object', 'invalid_dn');
+const toChange = (c: DirectoryChange) => new Change({ operation: c.operation, modification: new Attribute({ type: c.attribute, values: c.values as string[] }) });
+
+/** The Directory over LDAPS: a failover pool of kept connections, reads with the directory's own account. */
+export class LdapDirectory implements Directory {
   constructor(
     readonly pool: DirectoryPool,
     readonly baseDn: string,
@@ -47,19 +143,30 @@ export class Directory {
     return this.readCredentials();
   }
 
+  verifyCredentials(creds: DirectoryCredentials) {
+    return this.pool.verifyCredentials(creds);
+  }
+
+  stop() {
+    this.pool.stop();
+  }
+
+  private async searchRaw(base: string, options: { scope: 'base' | 'one' | 'sub'; filter?: string | Filter; attributes: string[]; explicitBufferAttributes?: string[]; max?: number; returnAttributeValues?: boolean }) {
+    return this.pool.search(await this.readCreds(), base, options);
+  }
+
   /** Find a user by sAMAccountName, DOMAIN\\name or UPN; undefined when none or ambiguous. */
   async findUserDn(login: string): Promise<string | undefined> {
     const bare = login.includes('\\') ? login.split('\\').pop()! : login;
     const v = escapeFilterValue(bare);
     const filter = `(&(objectCategory=person)(objectClass=user)(|(sAMAccountName=${v})(userPrincipalName=${v})))`;
-    const page = await this.pool.search(await this.readCreds(), this.baseDn, { scope: 'sub', filter, attributes: ['distinguishedName'], max: 2 });
+    const page = await this.searchRaw(this.baseDn, { scope: 'sub', filter, attributes: ['distinguishedName'], max: 2 });
     return page.entries.length === 1 ? page.entries[0].dn : undefined;
   }
 
   /** Facts about a user or computer, with its transitive group SIDs (tokenGroups needs a base search). */
   async principalFacts(dn: string): Promise<PrincipalFacts | undefined> {
-    const creds = await this.readCreds();
-    const page = await this.pool.search(creds, dn, {
+    const page = await this.searchRaw(dn, {
       scope: 'base',
       attributes: ['objectGUID', 'objectSid', 'sAMAccountName', 'userPrincipalName', 'displayName', 'userAccountControl', 'adminCount', 'tokenGroups'],
       explicitBufferAttributes: BINARY,
@@ -70,33 +177,21 @@ export class Directory {
   }
 
   async dnOfGuid(guid: string): Promise<string | undefined> {
-    const page = await this.pool.search(await this.readCreds(), this.baseDn, {
-      scope: 'sub',
-      filter: guidEqualityFilter(guid),
-      attributes: ['distinguishedName'],
-      max: 1,
-    });
+    const page = await this.searchRaw(this.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes: ['distinguishedName'], max: 1 });
     return page.entries[0]?.dn;
   }
 
   /** Resolve an OU given as DN or GUID; it must be an organizationalUnit strictly below the domain root. */
   async resolveOu(dnOrGuid: string): Promise<{ dn: string; guid: string }> {
-    const creds = await this.readCreds();
     const filter = isGuid(dnOrGuid) ? guidEqualityFilter(dnOrGuid) : '(objectClass=*)';
     const base = isGuid(dnOrGuid) ? this.baseDn : dnOrGuid;
     let entries: Entry[];
     try {
       entries = (
-        await this.pool.search(creds, base, {
-          scope: isGuid(dnOrGuid) ? 'sub' : 'base',
-          filter,
-          attributes: ['objectGUID', 'objectClass'],
-          explicitBufferAttributes: ['objectGUID'],
-          max: 1,
-        })
+        await this.searchRaw(base, { scope: isGuid(dnOrGuid) ? 'sub' : 'base', filter, attributes: ['objectGUID', 'objectClass'], explicitBufferAttributes: ['objectGUID'], max: 1 })
       ).entries;
     } catch (e) {
-      if ((e as { code?: number }).code === 32 || (e as { code?: number }).code === 34) entries = []; // noSuchObject / invalid DN
+      if (noSuchBase(e)) entries = [];
       else throw e;
     }
     const ou = entries[0];
@@ -119,7 +214,7 @@ export class Directory {
     let entries: Entry[];
     try {
       entries = (
-        await this.pool.search(await this.readCreds(), byGuid ? this.baseDn : ref, {
+        await this.searchRaw(byGuid ? this.baseDn : ref, {
           scope: byGuid ? 'sub' : 'base',
           filter: byGuid ? guidEqualityFilter(ref) : '(objectClass=organizationalUnit)',
           attributes: ['objectClass'],
@@ -129,7 +224,7 @@ export class Directory {
     } catch (e) {
       // the directory refused this base (noSuchObject, invalidDNSyntax, a referral...): no such OU;
       // a DC that cannot answer is the pool's (503), never "no such OU"
-      if (e instanceof ResultCodeError) return undefined;
+      if (e instanceof DirectoryError) return undefined;
       throw e;
     }
     const e = entries[0];
@@ -139,12 +234,160 @@ export class Directory {
 
   /** Resolve a group by DN: its GUID and SID (protected groups, operator assignments). */
   async resolveGroup(dn: string): Promise<{ dn: string; guid: string; sid: string }> {
-    const page = await this.pool
-      .search(await this.readCreds(), dn, { scope: 'base', filter: '(objectClass=group)', attributes: ['objectGUID', 'objectSid'], explicitBufferAttributes: BINARY })
-      .catch(() => ({ entries: [] as Entry[] }));
+    const page = await this.searchRaw(dn, { scope: 'base', filter: '(objectClass=group)', attributes: ['objectGUID', 'objectSid'], explicitBufferAttributes: BINARY }).catch(() => ({
+      entries: [] as Entry[],
+    }));
     const g = page.entries[0];
     if (!g) throw new ApiError(400, 'group_not_found', { group: dn });
     return { dn: g.dn, guid: guidFromBuffer(buf(g.objectGUID)!), sid: sidFromBuffer(buf(g.objectSid)!) };
+  }
+
+  async resolvePrincipal(ref: string, kinds: Array<'user' | 'group'> = ['user', 'group']): Promise<Principal | undefined> {
+    return resolvePrincipalOn(this.baseDn, (base, o) => this.searchRaw(base, o), ref, kinds);
+  }
+
+  async readObject(guid: string, attributes: string[] = COMPUTER_ATTRIBUTES): Promise<ObjectFacts | undefined> {
+    const found = await this.searchRaw(this.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes, explicitBufferAttributes: BINARY, max: 1 });
+    const e = found.entries[0];
+    if (!e) return undefined;
+    return (await this.withTokenGroupsRaw([e]))[0];
+  }
+
+  async readGroup(guid: string): Promise<(ObjectFacts & { parentSids: string[] }) | undefined> {
+    const found = await this.searchRaw(this.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes: GROUP_ATTRIBUTES, explicitBufferAttributes: BINARY, max: 1 });
+    const e = found.entries[0];
+    if (!e) return undefined;
+    return { ...toObjectFacts(e), parentSids: await this.parentGroupSids(e.dn) };
+  }
+
+  async readFactsByDn(dn: string, attributes: string[]): Promise<ObjectFacts | undefined> {
+    const found = await this.searchRaw(dn, { scope: 'base', attributes: [...new Set(['objectGUID', 'objectSid', ...attributes])], explicitBufferAttributes: ['objectGUID', 'objectSid'] });
+    const e = found.entries[0];
+    return e ? toObjectFacts(e) : undefined;
+  }
+
+  async readAttributes(dn: string, attributes: string[], opts: { binary?: string[] } = {}): Promise<DirectoryEntry | undefined> {
+    try {
+      const found = await this.searchRaw(dn, { scope: 'base', attributes, explicitBufferAttributes: opts.binary });
+      return found.entries[0];
+    } catch (e) {
+      if (isDirectoryError(e, 'no_such_object')) return undefined;
+      throw e;
+    }
+  }
+
+  async readableAttributeNames(dn: string): Promise<Set<string>> {
+    // '*' with names only: absent and withheld attributes are not named
+    const found = await this.searchRaw(dn, { scope: 'base', attributes: ['*'], returnAttributeValues: false });
+    return new Set(Object.keys(found.entries[0] ?? {}).map((k) => k.toLowerCase()));
+  }
+
+  /** SIDs of every group `dn` is nested in, transitively (LDAP_MATCHING_RULE_IN_CHAIN). */
+  async parentGroupSids(dn: string): Promise<string[]> {
+    const page = await this.searchRaw(this.baseDn, {
+      scope: 'sub',
+      filter: `(&(objectClass=group)(member:1.2.840.113556.1.4.1941:=${escapeFilterValue(dn)}))`,
+      attributes: ['objectSid'],
+      explicitBufferAttributes: ['objectSid'],
+    });
+    return page.entries.map((e) => sidFromBuffer(buf(e.objectSid)!));
+  }
+
+  async withTokenGroups(facts: ObjectFacts[]): Promise<ObjectFacts[]> {
+    if (!facts.length) return [];
+    const creds = await this.readCreds();
+    return this.pool.run(
+      creds,
+      'read',
+      async (client) => {
+        // one connection, the base reads pipelined a few at a time (ldapts matches answers by message id)
+        const out: ObjectFacts[] = [];
+        for (let i = 0; i < facts.length; i += TOKEN_GROUPS_IN_FLIGHT) {
+          const chunk = facts.slice(i, i + TOKEN_GROUPS_IN_FLIGHT);
+          const tgs = await Promise.all(chunk.map((f) => client.search(f.dn, { scope: 'base', attributes: ['tokenGroups'], explicitBufferAttributes: ['tokenGroups'] })));
+          chunk.forEach((f, j) => out.push({ ...f, tokenGroups: bufs(tgs[j].searchEntries[0]?.tokenGroups).map(sidFromBuffer) }));
+        }
+        return out;
+      },
+      { reuse: true },
+    );
+  }
+
+  private async withTokenGroupsRaw(entries: Entry[]): Promise<ObjectFacts[]> {
+    return this.withTokenGroups(entries.map((e) => toObjectFacts(e)));
+  }
+
+  async search(req: SearchRequest): Promise<{ entries: ObjectFacts[]; incomplete: boolean }> {
+    const page = await this.searchRaw(req.base, { scope: req.scope ?? 'sub', filter: req.filter, attributes: req.attributes, explicitBufferAttributes: ['objectGUID', 'objectSid'], max: req.max });
+    return { entries: page.entries.filter((e) => e.objectGUID !== undefined && bufs(e.objectGUID).length).map((e) => toObjectFacts(e)), incomplete: page.incomplete };
+  }
+
+  async schemaAttributes(names: string[]): Promise<string[]> {
+    const found = await this.searchRaw(`CN=Schema,CN=Configuration,${this.baseDn}`, {
+      scope: 'one',
+      filter: `(|${names.map((n) => `(lDAPDisplayName=${escapeFilterValue(n)})`).join('')})`,
+      attributes: ['lDAPDisplayName'],
+    });
+    return found.entries.map((e) => String(one(e.lDAPDisplayName)).toLowerCase());
+  }
+
+  async schemaIdGuid(ldapDisplayName: string): Promise<string | undefined> {
+    const found = await this.searchRaw(`CN=Schema,CN=Configuration,${this.baseDn}`, {
+      scope: 'one',
+      filter: `(lDAPDisplayName=${escapeFilterValue(ldapDisplayName)})`,
+      attributes: ['schemaIDGUID'],
+      explicitBufferAttributes: ['schemaIDGUID'],
+    });
+    const g = buf(found.entries[0]?.schemaIDGUID);
+    return g ? guidFromBuffer(g) : undefined;
+  }
+
+  async readSecurityDescriptor(dn: string): Promise<Buffer | undefined> {
+    const creds = await this.readCreds();
+    return this.pool.run(
+      creds,
+      'read',
+      async (client) => {
+        const obj = await client.search(dn, { scope: 'base', attributes: ['nTSecurityDescriptor'], explicitBufferAttributes: ['nTSecurityDescriptor'] }, new SdFlagsDaclControl());
+        return buf(obj.searchEntries[0]?.nTSecurityDescriptor);
+      },
+      { reuse: true },
+    );
+  }
+
+  async accountSids(upn: string): Promise<Set<string>> {
+    const me = await this.searchRaw(this.baseDn, { scope: 'sub', filter: `(userPrincipalName=${escapeFilterValue(upn)})`, attributes: ['objectSid'], explicitBufferAttributes: ['objectSid'] });
+    const dn = me.entries[0]?.dn;
+    const tg = dn ? (await this.searchRaw(dn, { scope: 'base', attributes: ['tokenGroups', 'objectSid'], explicitBufferAttributes: ['tokenGroups', 'objectSid'] })).entries[0] : undefined;
+    return new Set(['S-1-1-0', 'S-1-5-11', ...bufs(tg?.tokenGroups).map(sidFromBuffer), ...bufs(tg?.objectSid).map(sidFromBuffer)]);
+  }
+
+  async readLaps(guid: string): Promise<LapsValues | undefined> {
+    const facts = await this.readObject(guid, [...COMPUTER_ATTRIBUTES, 'msLAPS-Password', 'ms-Mcs-AdmPwd']);
+    if (!facts) return undefined;
+    const windows = one(facts.attributes['msLAPS-Password']);
+    const legacy = one(facts.attributes['ms-Mcs-AdmPwd']);
+    // the values leave the facts: nothing downstream of a decision carries a password by accident
+    delete facts.attributes['msLAPS-Password'];
+    delete facts.attributes['ms-Mcs-AdmPwd'];
+    return { facts, windows, legacy };
+  }
+
+  async modify(dn: string, changes: DirectoryChange[], opts: WriteOptions = {}): Promise<void> {
+    const creds = opts.as ?? (await this.readCreds());
+    await this.pool.run(creds, 'write', (client) => client.modify(dn, changes.map(toChange)));
+  }
+
+  async setPassword(dn: string, password: string, opts: WriteOptions & { mustChange: boolean; unlock: boolean }): Promise<void> {
+    await this.modify(
+      dn,
+      [
+        { operation: 'replace', attribute: 'unicodePwd', values: [Buffer.from(`"${password}"`, 'utf16le')] },
+        { operation: 'replace', attribute: 'pwdLastSet', values: [opts.mustChange ? '0' : '-1'] },
+        ...(opts.unlock ? [{ operation: 'replace' as const, attribute: 'lockoutTime', values: ['0'] }] : []),
+      ],
+      opts,
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client, InvalidCredentialsError, ResultCodeError, type Entry, type SearchOptions } from 'ldapts';
 import { ApiError } from '../errors';
+import { DirectoryError, DirectoryInvalidCredentials } from './errors';
 import { logger } from '../log';
 
 export interface DcEndpoint {
@@ -35,13 +36,7 @@ interface DcState {
   connects: number;
 }
 
-/** The directory refused the credentials: never a reason to try another DC. */
-export class DirectoryInvalidCredentials extends Error {
-  constructor() {
-    super('invalid directory credentials');
-    this.name = 'DirectoryInvalidCredentials';
-  }
-}
+export { DirectoryInvalidCredentials };
 
 /** A DC left a message (or the whole operation) unanswered: frozen, overloaded or cut off. */
 class DirectoryNoAnswer extends Error {
@@ -187,7 +182,7 @@ export class DirectoryPool {
         }
         if (!isConnectionError(e)) {
           releaseUnreached(i + 1);
-          throw e;
+          throw e instanceof ResultCodeError ? new DirectoryError(e.code, e.message) : e;
         }
         this.markFailed(dc, e);
         lastError = e;
@@ -225,7 +220,8 @@ export class DirectoryPool {
       } catch (e) {
         if (!isConnectionError(e)) {
           keep = reuse;
-          throw e;
+          // the directory answered and refused: the one directory error domain code sees
+          throw e instanceof ResultCodeError ? new DirectoryError(e.code, e.message) : e;
         }
         // a kept connection closed under us (idle, server restart, thawed instance): open a new
         // one, the DC is not at fault; a kept connection left unanswered is the DC's fault

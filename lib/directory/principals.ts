@@ -1,7 +1,12 @@
-import type { Entry } from 'ldapts';
-import type { Filter } from 'ldapts';
+import type { Entry, Filter } from 'ldapts';
+import { isDirectoryError } from './errors';
 import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
 import type { Directory } from './index';
+
+type RawSearch = (
+  base: string,
+  options: { scope: 'base' | 'sub'; filter: string | Filter; attributes: string[]; explicitBufferAttributes: string[]; max: number },
+) => Promise<{ entries: Entry[] }>;
 
 // Directory users and groups named by an administrator (delegation assignees, Super
 // administrators): given by DN, sAMAccountName (or DOMAIN\name, or a UPN) or objectGUID.
@@ -29,10 +34,12 @@ const looksLikeDn = (s: string) => /^(cn|ou|dc|o)=/i.test(s.trim()) && s.include
  * Resolve one reference to a user or a group (as `kinds` allow); undefined when nothing or more
  * than one object matches. Computers and other objects never resolve.
  */
-export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array<'user' | 'group'> = ['user', 'group']): Promise<Principal | undefined> {
+export const resolvePrincipal = (dir: Directory, ref: string, kinds: Array<'user' | 'group'> = ['user', 'group']) => dir.resolvePrincipal(ref, kinds);
+
+export async function resolvePrincipalOn(baseDn: string, search: RawSearch, ref: string, kinds: Array<'user' | 'group'>): Promise<Principal | undefined> {
   const kindFilter = kinds.length === 2 ? `(|${USER}${GROUP})` : kinds[0] === 'user' ? USER : GROUP;
   const value = ref.trim();
-  let base = dir.baseDn;
+  let base = baseDn;
   let scope: 'base' | 'sub' = 'sub';
   let filter: string | Filter;
   // raw GUID bytes (see guidEqualityFilter); the kind is checked on the entry below
@@ -49,7 +56,7 @@ export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array
   let entries: Entry[];
   try {
     entries = (
-      await dir.pool.search(await dir.readCreds(), base, {
+      await search(base, {
         scope,
         filter,
         attributes: ['objectGUID', 'objectSid', 'objectClass', 'objectCategory', 'sAMAccountName', 'groupType', 'userAccountControl'],
@@ -58,8 +65,7 @@ export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array
       })
     ).entries;
   } catch (e) {
-    const code = (e as { code?: number }).code;
-    if (code === 32 || code === 34) return undefined; // noSuchObject / invalid DN syntax
+    if (isDirectoryError(e, 'no_such_object', 'invalid_dn')) return undefined;
     throw e;
   }
   if (entries.length !== 1) return undefined;
@@ -80,7 +86,4 @@ export async function resolvePrincipal(dir: Directory, ref: string, kinds: Array
 }
 
 /** The DN of the object with this objectGUID (raw-byte filter, see guidEqualityFilter). */
-export async function dnOfObjectGuid(dir: Directory, guid: string): Promise<string | undefined> {
-  const page = await dir.pool.search(await dir.readCreds(), dir.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes: ['distinguishedName'], max: 1 });
-  return page.entries[0]?.dn;
-}
+export const dnOfObjectGuid = (dir: Directory, guid: string) => dir.dnOfGuid(guid);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { ApiError } from '../errors';
 import { logger } from '../log';
 import type { FleetConfig } from './config';
+import { processEnvironment } from '../config/environment';
 
 // The cluster CLI (tctl) is the fleet plane's only way into the access platform: every read and
 // lock goes through it with JSON output. Arguments are passed as an argv array (no shell).
@@ -54,7 +55,7 @@ export class Tctl implements ClusterCli {
     }
     const argv = [...this.globalArgs(), ...args];
     return new Promise((resolve, reject) => {
-      execFile(this.cfg.TCTL_PATH, argv, { timeout: this.cfg.TCTL_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', env: process.env }, (err, stdout, stderr) => {
+      execFile(this.cfg.TCTL_PATH, argv, { timeout: this.cfg.TCTL_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', env: processEnvironment() }, (err, stdout, stderr) => {
         if (!err) return resolve({ stdout, stderr }); // stderr with exit 0 carries cluster alerts, not a failure
         const { code, missing } = classifyCliFailure(String(stderr ?? ''));
         logger.warn('cluster CLI failed', { command: args.slice(0, 2).join(' '), code, exit: (err as NodeJS.ErrnoException).code, stderr: String(stderr ?? '').replace(ANSI, '').slice(0, 500) });

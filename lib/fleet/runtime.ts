@@ -6,6 +6,7 @@ import { createFleetStore } from './store';
 import { Tctl, type ClusterCli } from './cluster-cli';
 import { loadFleetConfig, type FleetConfig } from './config';
 import { createJwks, type JwksResolver } from './jwt';
+import { processEnvironment, type Environment } from '../config/environment';
 
 // The composition root of the fleet plane: built once per instance, handed to lib/fleet.
 export interface FleetRuntime {
@@ -17,8 +18,8 @@ export interface FleetRuntime {
   masterKey(): Promise<Buffer>;
 }
 
-export function createFleetRuntime(opts: { env?: NodeJS.ProcessEnv; store?: Store; cli?: ClusterCli } = {}): FleetRuntime {
-  const env = opts.env ?? process.env;
+export function createFleetRuntime(opts: { env?: Environment; store?: Store; cli?: ClusterCli } = {}): FleetRuntime {
+  const env = opts.env ?? processEnvironment();
   const config = loadFleetConfig(env);
   if (!config.ACCESS_JWT_JWKS_URL) logger.warn('ACCESS_JWT_JWKS_URL is not set: access-platform sign-in is off, only the local administrator can sign in');
   const store = opts.store ?? createFleetStore({ endpoint: config.DYNAMODB_ENDPOINT, tableName: config.FLEET_TABLE });

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTable, type Store } from '../store';
+import { processEnvironment } from '../config/environment';
 
 // The fleet plane's table client. Unlike the SDK default it bounds every request: a half-closed
 // keep-alive socket otherwise hangs a call until the Lambda times out (seen under
@@ -8,7 +9,7 @@ import { createTable, type Store } from '../store';
 export function createFleetStore(opts: { endpoint?: string; tableName: string }): Store {
   const client = new DynamoDBClient({
     ...(opts.endpoint
-      ? { endpoint: opts.endpoint, region: process.env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      ? { endpoint: opts.endpoint, region: processEnvironment().AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
     requestHandler: { connectionTimeout: 2000, requestTimeout: 5000 },
     maxAttempts: 4,

@@ -1,12 +1,11 @@
-import type { Entry } from 'ldapts';
 import { z } from 'zod';
+import { hintOf } from '../actions/common';
 import { classifyComputer, classifyGroup, classifyUser, type TargetClass } from '../authz/classify';
 import { decideOnGroup, type Actor, type DecisionContext } from '../authz/engine';
+import { scopeQuerySchema, searchScope, type ScopeQuery } from '../authz/scoped-list';
 import { escapeFilterValue, isGuid } from '../directory';
-import { GROUP_ATTRIBUTES, isTrue, parentGroupSids, toObjectFacts, USER_ATTRIBUTES, withTokenGroups, type ObjectFacts } from '../directory/objects';
+import { GROUP_ATTRIBUTES, isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { notFound } from '../errors';
-import { hintOf } from '../users';
-import { scopeQuerySchema, searchScope, type ScopeQuery } from '../users/search';
 
 // Group read views (groups.read): search, detail, members; never a never-manageable group.
 
@@ -34,15 +33,14 @@ export function groupView(f: ObjectFacts, cls: TargetClass): GroupView {
   };
 }
 
-async function classifyGroups(ctx: DecisionContext, entries: Entry[]) {
+async function classifyGroups(ctx: DecisionContext, entries: ObjectFacts[]) {
   const classCtx = await ctx.classificationContext();
-  const out: Array<{ facts: ObjectFacts; cls: TargetClass }> = [];
-  for (const e of entries) {
-    const facts = toObjectFacts(e);
-    const parentSids = await parentGroupSids(ctx.dir, e.dn);
-    out.push({ facts, cls: classifyGroup({ ...facts, parentSids, criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) }, classCtx) });
-  }
-  return out;
+  // the nesting reads are independent: they run together
+  const parents = await Promise.all(entries.map((facts) => ctx.dir.parentGroupSids(facts.dn)));
+  return entries.map((facts, i) => ({
+    facts,
+    cls: classifyGroup({ ...facts, parentSids: parents[i], criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) }, classCtx) as TargetClass,
+  }));
 }
 
 export const groupSearchQuerySchema = scopeQuerySchema;
@@ -86,30 +84,26 @@ export async function groupMembers(ctx: DecisionContext, actor: Actor, guid: str
   if (!isGuid(guid)) throw notFound();
   const d = await decideOnGroup(ctx, actor, 'groups.read', guid, { audit: true, correlationId });
   if (!d.allowed) throw notFound();
-  const creds = await ctx.dir.readCreds();
-  const page = await ctx.dir.pool.search(creds, d.target.dn, { scope: 'base', attributes: ['member'] });
-  const raw = Object.entries(page.entries[0] ?? {}).find(([k]) => k.toLowerCase().startsWith('member'))?.[1];
+  const group = await ctx.dir.readAttributes(d.target.dn, ['member']);
+  const raw = Object.entries(group ?? {}).find(([k]) => k.toLowerCase().startsWith('member'))?.[1];
   const dns = (raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)]).sort();
   const max = ctx.rt.config.Directory.MaxResults;
   const classCtx = await ctx.classificationContext();
   const items: MemberView[] = [];
   let omitted = 0;
   for (const dn of dns.slice(0, max)) {
-    const found = await ctx.dir.pool
-      .search(creds, dn, { scope: 'base', attributes: [...new Set([...USER_ATTRIBUTES, ...GROUP_ATTRIBUTES])], explicitBufferAttributes: ['objectGUID', 'objectSid'] })
-      .catch(() => ({ entries: [] as Entry[] }));
-    const e = found.entries[0];
+    const e = await ctx.dir.readFactsByDn(dn, [...new Set([...USER_ATTRIBUTES, ...GROUP_ATTRIBUTES])]).catch(() => undefined);
     if (!e) continue; // a foreign security principal or a deleted object
-    const classes = [e.objectClass].flat().map((c) => String(c).toLowerCase());
+    const classes = e.objectClasses.map((c) => c.toLowerCase());
     let facts: ObjectFacts;
     let cls: TargetClass;
     let kind: MemberView['kind'];
     if (classes.includes('group')) {
-      facts = toObjectFacts(e);
-      cls = classifyGroup({ ...facts, parentSids: await parentGroupSids(ctx.dir, e.dn), criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) }, classCtx);
+      facts = e;
+      cls = classifyGroup({ ...facts, parentSids: await ctx.dir.parentGroupSids(e.dn), criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) }, classCtx);
       kind = 'group';
     } else {
-      [facts] = await withTokenGroups(ctx.dir, [e]);
+      [facts] = await ctx.dir.withTokenGroups([e]);
       const sam = facts.attributes.sAMAccountName;
       kind = classes.includes('computer') ? 'computer' : 'user';
       cls = kind === 'computer' ? classifyComputer(facts, classCtx) : classifyUser({ ...facts, samAccountName: Array.isArray(sam) ? sam[0] : sam, criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) }, classCtx);

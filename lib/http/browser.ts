@@ -3,8 +3,9 @@ import { header } from './event';
 
 // What both applications (console and fleet plane) promise a browser, on every response: the
 // security headers, and a refusal of state-changing requests sent from another site. Kept
-// framework-free: the console's and the fleet's pipelines use it, and so does the local gateway
-// shim (local/offline-gateway.cjs) for the answers serverless-offline makes itself.
+// framework-free: the pipelines' middlewares use it (middlewares/browser-defaults.ts,
+// middlewares/cross-site.ts), and so does the local gateway shim (local/offline-gateway.cjs) for
+// the answers serverless-offline makes itself.
 
 export interface BrowserPolicy {
   /** The application's own origin (scheme://host[:port]); undefined: the request's own Host. */
@@ -81,26 +82,4 @@ export function crossSiteRequest(event: APIGatewayProxyEventV2, policy: BrowserP
     return host && new URL(got).host === host ? undefined : seen;
   }
   return fetchSite === 'cross-site' || fetchSite === 'same-site' ? seen : undefined;
-}
-
-type HttpResult = { statusCode?: number; headers?: Record<string, string | number | boolean> } | string | undefined | void;
-
-/**
- * A middy middleware adding the security headers to whatever the handler answered (the pipelines
- * turn every error into a response, so `after` sees them all). The policy is read per response;
- * when it cannot be (an invalid configuration), the headers without HSTS are still sent.
- */
-export function browserDefaults(policy: () => BrowserPolicy) {
-  const add = (request: { response: HttpResult }) => {
-    const r = request.response;
-    if (!r || typeof r !== 'object') return;
-    let p: BrowserPolicy;
-    try {
-      p = policy();
-    } catch {
-      p = { hstsMaxAge: 0 };
-    }
-    r.headers = { ...securityHeaders(p), ...r.headers };
-  };
-  return { after: async (request: { response: HttpResult }) => add(request), onError: async (request: { response: HttpResult }) => add(request) };
 }

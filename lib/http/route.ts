@@ -6,7 +6,9 @@ import type { OperatorRights } from '../authz/rights';
 import type { Permission } from '../authz/permissions';
 import type { ConsoleRuntime } from '../runtime';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+import type { Method } from './paths';
+
+export { findRoute, matchPath, type Method } from './paths';
 
 export interface RouteContext<B = any, Q = any, P = any> {
   rt: ConsoleRuntime;
@@ -64,36 +66,7 @@ export interface Route<B = any, Q = any, P = any> {
 
 export const defineRoute = <B = undefined, Q = undefined, P = undefined>(r: Route<B, Q, P>): Route<B, Q, P> => r;
 
-export const STATE_CHANGING = new Set<Method>(['POST', 'PUT', 'DELETE']);
-
-/** Match an API Gateway path template against a concrete path; returns the path parameters. */
-export function matchPath(template: string, path: string): Record<string, string> | undefined {
-  const t = template.split('/');
-  const p = path.split('/');
-  if (t.length !== p.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < t.length; i++) {
-    const m = /^\{(\w+)\}$/.exec(t[i]);
-    if (m) {
-      if (!p[i]) return undefined;
-      try {
-        params[m[1]] = decodeURIComponent(p[i]);
-      } catch {
-        return undefined;
-      }
-    } else if (t[i] !== p[i]) return undefined;
-  }
-  return params;
-}
-
-/** The first route whose method and path template match, with its path parameters. */
-export function findRoute<R extends { method: Method; path: string }>(routes: R[], method: string, path: string): { route?: R; params: Record<string, string> } {
-  for (const r of routes) {
-    const m = r.method === method ? matchPath(r.path, path) : undefined;
-    if (m) return { route: r, params: m };
-  }
-  return { params: {} };
-}
+export { STATE_CHANGING } from './paths';
 
 /** `{id}` of a directory object route: any string; a malformed id is decided like an unknown one (404). */
 export const objectIdParams = z.object({ id: z.string() });

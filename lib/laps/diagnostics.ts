@@ -1,5 +1,5 @@
 import type { ConsoleRuntime } from '../runtime';
-import { callPasswordService } from '../password-service/client';
+import { callPasswordService } from '../password-service/console-side/client';
 import { listDelegations, listRoles } from '../authz/rights';
 import { ApiError } from '../errors';
 
@@ -19,13 +19,7 @@ export async function lapsDiagnostics(rt: ConsoleRuntime): Promise<LapsDiagnosti
   const checks: string[] = [];
   const dir = await rt.directory();
 
-  const schema = `CN=Schema,CN=Configuration,${settings.baseDn}`;
-  const found = await dir.pool.search(await dir.readCreds(), schema, {
-    scope: 'one',
-    filter: '(|(lDAPDisplayName=msLAPS-Password)(lDAPDisplayName=ms-Mcs-AdmPwd))',
-    attributes: ['lDAPDisplayName'],
-  });
-  const names = found.entries.map((e) => String(e.lDAPDisplayName).toLowerCase());
+  const names = await dir.schemaAttributes(['msLAPS-Password', 'ms-Mcs-AdmPwd']);
   checks.push(names.includes('mslaps-password') ? 'laps_schema_windows' : names.includes('ms-mcs-admpwd') ? 'laps_schema_legacy_only' : 'laps_schema_missing');
 
   if (!rt.config.Helpdesk.LapsIdentityUpn) checks.push('laps_identity_upn_missing');

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { requireStrictStepUp } from '../auth/stepup';
 import type { Session } from '../auth/sessions';
-import { decideOnComputer, type Actor, type DecisionContext } from '../authz/engine';
+import { decideUnrecorded, recordDecision, type Actor } from '../authz/engine';
 import { isGuid } from '../directory';
 import { ApiError, badRequest, notFound } from '../errors';
+import { HopTimes } from '../hop-times';
+import { logger } from '../log';
 import { loadLinkKey, openPassword } from '../password-service/link';
-import { callPasswordService } from '../password-service/client';
-import type { LapsOperation, LapsPayload } from '../password-service/service';
+import { callPasswordService } from '../password-service/console-side/client';
+import { processEnvironment } from '../config/environment';
+import type { LapsOperation, LapsPayload } from '../password-service/link';
+import type { ConsoleDecisionContext } from '../runtime';
 
 export const lapsRequestSchema = z.object({
   confirm: z.boolean().optional(),
@@ -58,7 +62,7 @@ export const lapsRefusalAudit =
  * `rate_limited`, ...), also where the answer is a plain 404. The password never is.
  */
 export async function lapsAction(
-  ctx: DecisionContext,
+  ctx: ConsoleDecisionContext,
   actor: Actor,
   session: Session,
   op: LapsOperation,
@@ -85,29 +89,47 @@ export async function lapsAction(
   if (!isGuid(guid)) throw await refuse(notFound());
   if (!body.ticket) throw await refuse(badRequest('ticket_required'));
   if (body.confirm !== true) throw await refuse(badRequest('confirmation_required'));
-  try {
-    await requireStrictStepUp(ctx.rt, session);
-  } catch (e) {
-    throw await refuse(e as ApiError);
-  }
-  const d = await decideOnComputer(ctx, actor, action, guid, { audit: true, correlationId, ticket: body.ticket });
+  const hops = new HopTimes();
+  // the strict step-up and the decision's directory reads run together; a step-up refusal still
+  // comes first and leaves no decision row (nothing is written before both are in)
+  const [stepUp, decided] = await Promise.allSettled([
+    hops.time('console.stepUp', () => requireStrictStepUp(ctx.rt, session)),
+    hops.time('console.decisionReads', () => decideUnrecorded(ctx, actor, 'computer', action, guid)),
+  ]);
+  if (stepUp.status === 'rejected') throw await refuse(stepUp.reason as ApiError);
+  if (decided.status === 'rejected') throw decided.reason;
+  const d = decided.value;
+  const decisionRow = hops.time('console.auditDecision', () => recordDecision(ctx, actor, 'computer', action, guid, d, { correlationId, ticket: body.ticket }));
   if (!d.allowed) {
+    await decisionRow;
     // the answer hides why (404 like an unknown computer); the row records it
     const known = d.target ? { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') } : undefined;
     throw await refuse(d.status === 404 ? notFound() : new ApiError(403, 'forbidden', { reason: d.reason }), known, d.reason);
   }
   const target = { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') };
+  // an expiry changes the directory: its decision is on record before the service is asked; a
+  // reveal's decision row is written while the service works, and no password leaves without it
+  if (op === 'laps.expire') await decisionRow;
 
-  const res = await callPasswordService({
-    op,
-    computerGuid: d.target.guid,
-    expectedDn: d.target.dn,
-    vipAllowed: d.cls.kind === 'vip' && d.vipManage,
-    operator: { guid: actor.identity.guid, name: actor.identity.username },
-    correlationId,
-  }).catch(async (e: ApiError) => {
-    throw await refuse(e, target);
-  });
+  const call = hops.time('console.invoke', () =>
+    callPasswordService(
+      {
+        op,
+        computerGuid: d.target.guid,
+        expectedDn: d.target.dn,
+        vipAllowed: d.cls.kind === 'vip' && d.vipManage,
+        operator: { guid: actor.identity.guid, name: actor.identity.username },
+        correlationId,
+      },
+      processEnvironment(),
+      hops,
+    ),
+  );
+  const [row, answer] = await Promise.allSettled([decisionRow, call]);
+  if (row.status === 'rejected') throw row.reason;
+  if (answer.status === 'rejected') throw await refuse(answer.reason as ApiError, target);
+  const res = answer.value;
+  const done = () => logger.info('laps_timing', { correlationId, operation: op, hops: hops.hops, total: hops.total() });
   if (!res.ok) {
     const [status, code] = SERVICE_CODES[res.code] ?? [503, 'laps_unavailable'];
     const outcome = code === 'laps_unavailable' || code === 'laps_not_configured' || code === 'trust_not_pinned' ? 'failed' : 'denied';
@@ -115,10 +137,12 @@ export async function lapsAction(
     throw new ApiError(status, code);
   }
   if (op === 'laps.expire') {
-    await audit('success', 'expired', target);
+    await hops.time('console.auditOutcome', () => audit('success', 'expired', target));
+    done();
     return { expired: true };
   }
   const payload = openPassword<LapsPayload>(await loadLinkKey(), res.sealed!, d.target.guid, correlationId);
-  await audit('success', `source:${payload.source}`, target);
+  await hops.time('console.auditOutcome', () => audit('success', `source:${payload.source}`, target));
+  done();
   return payload;
 }

@@ -1,19 +1,9 @@
-import { Control } from 'ldapts';
 import { guidFromBuffer, sidFromBuffer } from '../directory/guid';
 
 // Reading who may read a confidential attribute, without reading it: the object's DACL (SD flags
-// control, DACL only, readable by the object's readers) evaluated for Control Access.
-// Used to tell "only an encrypted password is stored" from "no right to read the password".
-
-/** LDAP_SERVER_SD_FLAGS_OID with DACL_SECURITY_INFORMATION (4). */
-export class SdFlagsDaclControl extends Control {
-  constructor() {
-    super('1.2.840.113556.1.4.801', { critical: true });
-  }
-  protected writeControl(writer: { writeBuffer(b: Buffer, tag: number): void }): void {
-    writer.writeBuffer(Buffer.from('3003020104', 'hex'), 4); // SEQUENCE { INTEGER 4 }
-  }
-}
+// control, DACL only, readable by the object's readers: Directory.readSecurityDescriptor)
+// evaluated for Control Access. Used to tell "only an encrypted password is stored" from "no
+// right to read the password".
 
 const CONTROL_ACCESS = 0x100;
 const GENERIC_ALL = 0x10000000;

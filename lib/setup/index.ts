@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { constantTimeEqual, randomToken, seal, sha256Hex } from '../crypto/seal';
-import { Directory, DirectoryInvalidCredentials, DirectoryPool, type DcEndpoint } from '../directory';
+import { DirectoryInvalidCredentials, DirectoryPool, LdapDirectory, type DcEndpoint, type Directory } from '../directory';
 import { poolOptions } from '../directory/pool';
 import { ApiError, badRequest, conflict, forbidden } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
 import type { Store } from '../store';
 import { getRecord, putRecord } from '../store/records';
-import { caPemSchema, dcUrlSchema, readSettings, writeSettings, type InstanceSettings } from './settings';
+import { caPemSchema, dcUrlSchema } from './connection';
+import { readSettings, writeSettings, type InstanceSettings } from './settings';
 
 // First-run setup: the console starts unconfigured with a one-time setup token (printed by the
 // admin CLI / the local starter); setup stores the directory connection and designates the first
@@ -81,7 +82,7 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
   const baseDn = baseDnOf(input.domain);
   const working = input.dcs.filter((_, i) => checks[i].ok);
   const pool = new DirectoryPool(working, poolOptions(rt.config.Directory, input.caPem));
-  const dir = new Directory(pool, baseDn, async () => input.readAccount);
+  const dir = new LdapDirectory(pool, baseDn, async () => input.readAccount);
   const reused = await lapsAccountReusedAs(dir, input.lapsIdentityUpn || rt.config.Helpdesk.LapsIdentityUpn, { read: input.readAccount.user, write: input.writeAccount.user });
   if (reused) {
     await rt.audit.append({ event: 'setup.completed', outcome: 'denied', reason: `laps_account_not_allowed:${reused}`, actor: { ip: actorIp }, correlationId });

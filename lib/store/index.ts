@@ -1,6 +1,8 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ping as pingTable } from './client';
 import { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
+import { processEnvironment } from '../config/environment';
 
 export { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
 
@@ -12,7 +14,7 @@ export interface Store {
 
 export function createStore(opts: { endpoint?: string; tableName?: string } = {}): Store {
   const documentClient = createDocumentClient(opts.endpoint);
-  const tableName = opts.tableName ?? process.env.HDC_TABLE ?? 'hdc-local';
+  const tableName = opts.tableName ?? processEnvironment().HDC_TABLE ?? 'hdc-local';
   return { documentClient, table: createTable(documentClient, tableName), tableName };
 }
 
@@ -39,7 +41,7 @@ export const isConditionFailed = (e: unknown) =>
   (e as Error)?.name === 'ConditionalCheckFailedException' || (e as Error)?.name === 'TransactionCanceledException';
 
 export async function ping(store: Store): Promise<void> {
-  await store.documentClient.send(new DescribeTableCommand({ TableName: store.tableName }));
+  await pingTable(store.documentClient, store.tableName);
 }
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -1,4 +1,13 @@
-import { any, DeleteItemCommand, Entity, GetItemCommand, item, number, PutItemCommand, QueryCommand, string } from 'dynamodb-toolbox';
+// by subpath: the package index pulls every action and schema into each bundle
+import { Entity } from 'dynamodb-toolbox/entity';
+import { DeleteItemCommand } from 'dynamodb-toolbox/entity/actions/delete';
+import { GetItemCommand } from 'dynamodb-toolbox/entity/actions/get';
+import { PutItemCommand } from 'dynamodb-toolbox/entity/actions/put';
+import { any } from 'dynamodb-toolbox/schema/any';
+import { item } from 'dynamodb-toolbox/schema/item';
+import { number } from 'dynamodb-toolbox/schema/number';
+import { string } from 'dynamodb-toolbox/schema/string';
+import { QueryCommand } from 'dynamodb-toolbox/table/actions/query';
 import { isConditionFailed, nowSeconds, type Store } from './index';
 
 // Typed records over the single table. A record is a JSON document under (pk, sk) with an

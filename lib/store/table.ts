@@ -1,23 +1,13 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Table } from 'dynamodb-toolbox';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Table } from 'dynamodb-toolbox/table';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { processEnvironment } from '../config/environment';
+
+export { createDocumentClient } from './client';
 
 // Single-table design (declared in serverless.yml as HdcTable). Keys:
 //   pk/sk strings; `ttl` (epoch seconds) is the table's time-to-live attribute.
-export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    // bounded requests: a socket that never answers is retried, never waited on until the Lambda times out
-    requestHandler: { connectionTimeout: 2000, requestTimeout: 5000 },
-    maxAttempts: 4,
-    ...(endpoint
-      ? { endpoint, region: process.env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
-
-export function createTable(documentClient: DynamoDBDocumentClient, name = process.env.HDC_TABLE ?? 'hdc-local') {
+export function createTable(documentClient: DynamoDBDocumentClient, name = processEnvironment().HDC_TABLE ?? 'hdc-local') {
   return new Table({
     documentClient,
     name,

@@ -79,18 +79,28 @@ function putItem(store: Store, snap: Snapshot, entries: WindowEntry[], windowMs:
   };
 }
 
-async function write(store: Store, changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }>): Promise<boolean> {
+/** A conditional put written in the same transaction as the windows (e.g. the link's nonce). */
+export interface AlongWith {
+  name: string;
+  put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string };
+}
+
+/** true: written; false: a window moved under us (re-read); 'along': the item written along failed its condition. */
+async function write(store: Store, changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }>, along?: AlongWith): Promise<boolean | 'along'> {
   try {
-    if (changes.length === 1) {
+    if (changes.length === 1 && !along) {
       const c = changes[0];
       await store.documentClient.send(new PutCommand(putItem(store, c.snap, c.entries, c.windowMs)));
     } else {
-      await store.documentClient.send(new TransactWriteCommand({ TransactItems: changes.map((c) => ({ Put: putItem(store, c.snap, c.entries, c.windowMs) })) }));
+      const items = [...(along ? [{ Put: along.put }] : []), ...changes.map((c) => ({ Put: putItem(store, c.snap, c.entries, c.windowMs) }))];
+      await store.documentClient.send(new TransactWriteCommand({ TransactItems: items }));
     }
     return true;
   } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
+    if (!isConditionFailed(e)) throw e;
+    const reasons = (e as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+    if (along && reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'along';
+    return false;
   }
 }
 
@@ -109,20 +119,31 @@ export interface WindowOptions {
  * Count one event in every window, only if every window admits it (conditional writes; one
  * transaction for several windows). Refused: which window, and when an event would be admitted.
  */
-export async function takeFromWindows(store: Store, specs: WindowSpec[], opts: WindowOptions = {}): Promise<TakeResult> {
+/** The windows as they stand (a read only), to start a take early: `takeFromWindows(..., { prefetched })`. */
+export type WindowSnapshots = Snapshot[];
+export const readWindows = (store: Store, specs: Array<Pick<WindowSpec, 'scope' | 'subject'>>): Promise<WindowSnapshots> => Promise.all(specs.map((s) => read(store, s)));
+
+export async function takeFromWindows(
+  store: Store,
+  specs: WindowSpec[],
+  opts: WindowOptions & { along?: AlongWith; prefetched?: Promise<WindowSnapshots> } = {},
+): Promise<TakeResult> {
   const clock = opts.now ?? Date.now;
   const id = randomBytes(6).toString('hex');
   const maxTries = opts.maxTries ?? 30;
   for (let attempt = 0; attempt < maxTries; attempt++) {
     const now = clock();
-    const snaps = await Promise.all(specs.map((s) => read(store, s)));
+    // a prefetched read serves the first attempt (the version condition makes a stale one lose and re-read)
+    const snaps = attempt === 0 && opts.prefetched ? await opts.prefetched : await Promise.all(specs.map((s) => read(store, s)));
     const changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }> = [];
     for (let i = 0; i < specs.length; i++) {
       const decision = admit(snaps[i].entries, specs[i], now);
       if (!decision.admitted) return { admitted: false, refusedBy: specs[i].scope, retryAfterMs: decision.retryAfterMs };
       changes.push({ snap: snaps[i], entries: [...decision.live, [now, id]], windowMs: specs[i].windowMs });
     }
-    if (await write(store, changes)) return { admitted: true, id };
+    const written = await write(store, changes, opts.along);
+    if (written === 'along') return { admitted: false, refusedBy: opts.along!.name, retryAfterMs: 0 };
+    if (written) return { admitted: true, id };
     await backoff(attempt);
   }
   return { admitted: false, refusedBy: specs[0]?.scope ?? 'window', retryAfterMs: 1000, contention: true };

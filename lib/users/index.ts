@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { hintOf, type ActionHint } from '../actions/common';
 import { APPROVABLE_ACTIONS } from '../approvals/settings';
 import { classifyUser, type TargetClass } from '../authz/classify';
-import { decideOnUser, type Actor, type Decision, type DecisionContext } from '../authz/engine';
+import { decideOnUser, type Actor, type DecisionContext } from '../authz/engine';
+import { scopeQuerySchema, searchScope, type ScopeQuery } from '../authz/scoped-list';
 import { escapeFilterValue, isGuid } from '../directory';
-import { fileTimeToIso, isTrue, USER_ATTRIBUTES, withTokenGroups, type ObjectFacts } from '../directory/objects';
+import { fileTimeToIso, isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { notFound } from '../errors';
-import { scopeQuerySchema, searchScope, type ScopeQuery } from './search';
+
+export { hintOf, type ActionHint };
 
 // User read views (users.read): never a password, never a never-manageable account.
 
@@ -26,9 +29,6 @@ export const userViewSchema = z.object({
   protected: z.boolean(),
 });
 export type UserView = z.infer<typeof userViewSchema>;
-
-/** Display hints per approvable user action: `direct`, `approval` (a request is needed) or `no`. */
-export type ActionHint = 'direct' | 'approval' | 'no';
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? null;
 
@@ -55,8 +55,6 @@ export function userView(f: ObjectFacts, cls: TargetClass): UserView {
     protected: cls.kind === 'vip',
   };
 }
-
-export const hintOf = (d: Decision): ActionHint => (d.allowed ? 'direct' : d.reason === 'approval_required' ? 'approval' : 'no');
 
 /** Detail view with display hints (the hints decide nothing: every action is decided again). */
 export async function getUser(ctx: DecisionContext, actor: Actor, guid: string, correlationId: string) {
@@ -86,7 +84,7 @@ export async function searchUsers(ctx: DecisionContext, actor: Actor, query: Sco
     attributes: USER_ATTRIBUTES,
     pageSize: USERS_PAGE,
     classify: async (entries) =>
-      (await withTokenGroups(ctx.dir, entries)).map((facts) => {
+      (await ctx.dir.withTokenGroups(entries)).map((facts) => {
         const sam = facts.attributes.sAMAccountName;
         return { facts, cls: classifyUser({ ...facts, samAccountName: Array.isArray(sam) ? sam[0] : sam, criticalSystemObject: isTrue(facts.attributes.isCriticalSystemObject) }, classCtx) };
       }),

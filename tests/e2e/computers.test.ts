@@ -1,10 +1,27 @@
+import fs from 'node:fs';
+import { Client } from 'ldapts';
 import type { Browser } from 'playwright-core';
+import { stack } from '../support/stack';
 import { browserState, clearLapsWindow, computer, criticalViolations, harText, launch, openContext, reachByTab, screenshot, signInWithForm, stepUpInDialog, type Watched } from './support';
 
 // An operator's day with computers: sign in with password and a real authenticator code, search,
 // open a computer, reveal its LAPS password (ticket, confirmation, step-up), copy it, see it gone
 // after 30 s and after closing, expire a password, read a refusal in words. Then the password is
 // searched in the browser's storage, the HAR and the console output.
+
+/** msLAPS-PasswordExpirationTime on one DC, read as the directory's Administrator (ms since 1970). */
+async function expirationOn(url: string, dn: string): Promise<number> {
+  const c = new Client({ url, tlsOptions: { ca: [fs.readFileSync(stack.directory.caFile)] } });
+  try {
+    await c.bind(stack.directory.admin.upn, stack.directory.admin.password);
+    const e = (await c.search(dn, { scope: 'base', attributes: ['msLAPS-PasswordExpirationTime'] })).searchEntries[0];
+    return Number(BigInt(String(e['msLAPS-PasswordExpirationTime'])) / 10_000n - 11_644_473_600_000n);
+  } catch {
+    return NaN;
+  } finally {
+    await c.unbind().catch(() => undefined);
+  }
+}
 
 let browser: Browser;
 let w: Watched;
@@ -118,16 +135,10 @@ test('expire: ticket and confirmation, then the expiry is now', async () => {
   await dialog.getByRole('button', { name: 'Expire' }).click();
   await dialog.getByText('The password expires now').waitFor();
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
-  // the page reads the computer again (the write may reach the other DC a moment later)
-  let shown = NaN;
-  for (let i = 0; i < 10 && !(Math.abs(shown - Date.now()) < 5 * 60_000); i++) {
-    if (i) {
-      await page.waitForTimeout(1000);
-      await page.reload();
-    }
-    shown = Date.parse(new Date((await page.getByTestId('laps-expiry').textContent())!).toISOString());
-  }
-  expect(Math.abs(shown - Date.now())).toBeLessThan(5 * 60_000);
+  // the directory has it: the written expiration time, on the DC the password service wrote to
+  // (after failover tests dc1 may sit in its cooldown: docs/decisions.md, issue 9, 6)
+  const written = await Promise.all(stack.directory.dcs.map((dc) => expirationOn(dc.url, expiring.dn)));
+  expect(written.some((t) => Math.abs(t - Date.now()) < 5 * 60_000)).toBe(true);
 });
 
 test('the revealed password is in no storage, URL, history, HAR or console line', async () => {

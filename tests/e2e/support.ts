@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { loadConfig } from '../../lib/config';
-import { lapsWindow } from '../../lib/password-service/service';
+import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { windowKey } from '../../lib/store/window';
 import { RUN_DIR, ROOT } from '../../local/processes';
 import { account, nextCode, stack, store } from '../support/stack';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createHttpHandler } from '../../lib/http/handler';
+import { createHttpHandler } from '../../lib/http/console';
 import { createRuntime } from '../../lib/runtime';
 import { routes as openapiRoutes } from '../../functions/console/openapi';
 import { routes as computerRoutes } from '../../functions/console/computers';

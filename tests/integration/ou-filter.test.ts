@@ -19,7 +19,7 @@ const lists = [
 ];
 const names = (body: any) => body.items.map((i: any) => i.name ?? i.username);
 
-afterAll(() => dir.pool.stop());
+afterAll(() => dir.stop());
 
 describe.each(lists)('GET $path?ou=', ({ path, emptyOu, fullOu, inFull }) => {
   const unknownInScope = `OU=Nope-${randomUUID().slice(0, 8)},${managed}`;

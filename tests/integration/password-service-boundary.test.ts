@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { AuditChain, type AuditRow } from '../../lib/audit';
-import { callPasswordService } from '../../lib/password-service/client';
+import { callPasswordService } from '../../lib/password-service/console-side/client';
 import { loadLinkKey, signRequest } from '../../lib/password-service/link';
 import { RUN_DIR } from '../../local/processes';
 import { lapsCanaries, profile, stack, store } from '../support/stack';

@@ -1,6 +1,6 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { loadConfig } from '../../lib/config';
-import { admitLapsOperation, lapsWindow } from '../../lib/password-service/service';
+import { admitLapsOperation, lapsWindow } from '../../lib/password-service/service-side/service';
 import { countInWindow, takeFromWindows, windowKey, type WindowSpec } from '../../lib/store/window';
 import { auditMark, auditSince, stack, steppedUp, store } from '../support/stack';
 

@@ -33,7 +33,9 @@ export function memoryStore(): Store & { items: Map<string, any> } {
           return {};
         case 'TransactWriteCommand': {
           const puts = input.TransactItems.map((t: any) => t.Put);
-          if (!puts.every(holds)) throw failed('TransactionCanceledException');
+          // as DynamoDB: one reason per item, in order
+          const reasons = puts.map((p: any) => ({ Code: holds(p) ? 'None' : 'ConditionalCheckFailed' }));
+          if (reasons.some((r: { Code: string }) => r.Code !== 'None')) throw Object.assign(failed('TransactionCanceledException'), { CancellationReasons: reasons });
           for (const p of puts) items.set(k(p.Item), structuredClone(p.Item));
           return {};
         }

@@ -3,8 +3,8 @@ import { approversFor, approvalSettingsSchema, isNamedApprover, DEFAULT_APPROVAL
 import { classifyGroup, classifyUser, type ClassificationContext } from '../../lib/authz/classify';
 import type { OperatorRights } from '../../lib/authz/rights';
 import { notificationPayload, signBody } from '../../lib/notifications';
-import { generatePassword } from '../../lib/password-service/reset';
-import { actionParamsSchema } from '../../lib/users/actions';
+import { generatePassword } from '../../lib/password-service/service-side/reset';
+import { actionParamsSchema } from '../../lib/actions';
 
 const DOM = 'S-1-5-21-1-2-3';
 const ctx: ClassificationContext = {

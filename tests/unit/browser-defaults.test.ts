@@ -6,8 +6,9 @@ import { loadFleetConfig } from '../../lib/fleet/config';
 import { createFleetHttpHandler, fleetBrowserPolicy } from '../../lib/fleet/http';
 import { defineFleetRoute } from '../../lib/fleet/route';
 import type { FleetRuntime } from '../../lib/fleet/runtime';
-import { browserDefaults, crossSiteRequest, securityHeaders } from '../../lib/http/browser';
-import { consoleBrowserPolicy, createHttpHandler } from '../../lib/http/handler';
+import { crossSiteRequest, securityHeaders } from '../../lib/http/browser';
+import { browserDefaults } from '../../lib/http/middlewares/browser-defaults';
+import { consoleBrowserPolicy, createHttpHandler } from '../../lib/http/console';
 import { defineRoute } from '../../lib/http/route';
 import type { ConsoleRuntime } from '../../lib/runtime';
 

@@ -1,8 +1,8 @@
 import { serverlessHttpEvents } from '../support/serverless-events';
 import { z } from 'zod';
 import { matchPath, STATE_CHANGING } from '../../lib/http/route';
-import { validationError } from '../../lib/http/handler';
-import { caPemSchema, dcUrlSchema } from '../../lib/setup/settings';
+import { validationError } from '../../lib/http/middlewares/validate';
+import { caPemSchema, dcUrlSchema } from '../../lib/setup/connection';
 import { consoleRoutes } from '../../functions/console/all-routes';
 import { openApiDocument } from '../../lib/http/openapi';
 

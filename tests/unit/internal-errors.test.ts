@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createHttpHandler } from '../../lib/http/handler';
+import { createHttpHandler } from '../../lib/http/console';
 import { defineRoute } from '../../lib/http/route';
 import type { ConsoleRuntime } from '../../lib/runtime';
 import { loadConfig } from '../../lib/config';

@@ -1,5 +1,5 @@
 import type { Directory } from '../../lib/directory';
-import { resetUserPassword } from '../../lib/password-service/reset';
+import { resetUserPassword } from '../../lib/password-service/service-side/reset';
 import { lapsAccountReusedAs } from '../../lib/setup';
 
 // Console spec, Authentication 8: the LAPS account is never the read, write or reset account.

@@ -1,4 +1,4 @@
-import { serviceAuditRow } from '../../lib/password-service/audit';
+import { serviceAuditRow } from '../../lib/password-service/service-side/audit';
 
 // The password service's own chain: one row per operation with operation, outcome, target, the
 // operator the request claims and the correlation id; never the (sealed) password, never

@@ -167,3 +167,25 @@ describe('step-up window strength', () => {
     expect(satisfies('access', 'password')).toBe(false);
   });
 });
+
+describe('a window taken together with the link nonce (one write)', () => {
+  const spec = { scope: 'pwdsvc-laps', subject: 'c0ffee00-0000-4000-8000-000000000001', limit: 5, windowMs: 600_000 };
+  const along = (nonce: string) => ({ name: 'link_nonce', put: { TableName: 'memory', Item: { pk: 'LINKNONCE', sk: nonce }, ConditionExpression: 'attribute_not_exists(pk)' } });
+
+  it('a replayed nonce is refused as such and counts nothing', async () => {
+    const store = memoryStore();
+    expect(await takeFromWindows(store, [spec], { along: along('n1') })).toMatchObject({ admitted: true });
+    expect(await takeFromWindows(store, [spec], { along: along('n1') })).toMatchObject({ admitted: false, refusedBy: 'link_nonce' });
+    expect(await countInWindow(store, spec)).toBe(1);
+    expect(store.items.has('LINKNONCE\u0000n1')).toBe(true);
+  });
+
+  it('parallel takes with fresh nonces admit at most the limit; every admitted one recorded its nonce', async () => {
+    const store = memoryStore();
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => takeFromWindows(store, [spec], { along: along(`p${i}`) })));
+    const admitted = results.map((r, i) => [r.admitted, i] as const).filter(([a]) => a).map(([, i]) => i);
+    expect(admitted).toHaveLength(5);
+    for (const i of admitted) expect(store.items.has(`LINKNONCE\u0000p${i}`)).toBe(true);
+    expect(results.filter((r) => !r.admitted && r.refusedBy === 'link_nonce')).toHaveLength(0);
+  });
+});

@@ -28,12 +28,10 @@ function recorder() {
     async readCreds() {
       return { user: 'svc-hdc-read@corp.example.test' };
     },
-    pool: {
-      async verifyCredentials({ user }) {
-        ops.push('bind');
-        binds.push(user);
-        throw new DirectoryInvalidCredentials();
-      },
+    async verifyCredentials({ user }) {
+      ops.push('bind');
+      binds.push(user);
+      throw new DirectoryInvalidCredentials();
     },
   };
   return { dir, ops, binds };
@@ -66,20 +64,20 @@ describe('sign-in directory work: an unknown name does what an existing one does
 
   it('never reports success for the stand-in bind, even if a directory accepted it', async () => {
     const r = recorder();
-    r.dir.pool.verifyCredentials = async () => true;
+    r.dir.verifyCredentials = async () => true;
     expect(await checkSignInPassword(r.dir, undefined, 'anything')).toBe(false);
   });
 
   it('takes as long as the recent refusals of real accounts: the stand-in bind is padded to one of their times', async () => {
     const slow = recorder();
-    slow.dir.pool.verifyCredentials = async () => {
+    slow.dir.verifyCredentials = async () => {
       await new Promise((r) => setTimeout(r, 20));
       throw new DirectoryInvalidCredentials();
     };
     const alice = await resolveSignInAccount(slow.dir, 'alice');
     for (let i = 0; i < 33; i++) await checkSignInPassword(slow.dir, alice, 'wrong'); // fills the samples
     const fast = recorder();
-    fast.dir.pool.verifyCredentials = async () => {
+    fast.dir.verifyCredentials = async () => {
       throw new DirectoryInvalidCredentials();
     };
     const t0 = performance.now();

@@ -1,48 +1,25 @@
-import { Attribute, Change, InsufficientAccessError } from 'ldapts';
-import type { Config } from '../config';
-import { sha256Hex } from '../crypto/seal';
-import { DirectoryInvalidCredentials, isGuid, type Directory, type DirectoryCredentials } from '../directory';
-import { classifyComputer, isBelow } from '../authz/classify';
-import { COMPUTER_ATTRIBUTES, fileTimeToIso, isoToFileTime, readObjectByGuid } from '../directory/objects';
-import { isApiError } from '../errors';
-import { logger } from '../log';
-import type { InstanceSettings } from '../setup/settings';
-import type { Store } from '../store';
-import { getRecord, putRecord } from '../store/records';
-import { takeFromWindows, type WindowOptions, type WindowSpec } from '../store/window';
+import { classifyComputer, isBelow } from '../../authz/classify';
+import type { Config } from '../../config';
+import { sha256Hex } from '../../crypto/seal';
+import { directoryRefusalCode, DirectoryInvalidCredentials, isGuid, type Directory, type DirectoryChange, type DirectoryCredentials, type LapsValues } from '../../directory';
+import { fileTimeToIso, isoToFileTime } from '../../directory/objects';
+import { isApiError } from '../../errors';
+import { HopTimes } from '../../hop-times';
+import { logger } from '../../log';
+import type { InstanceSettings } from '../../setup/settings';
+import type { Store } from '../../store';
+import { getRecord, putRecord } from '../../store/records';
+import { readWindows, takeFromWindows, type AlongWith, type WindowOptions, type WindowSnapshots, type WindowSpec } from '../../store/window';
+import { checkEnvelope, nonceItem, recordNonce, sealPassword, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
 import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
-import { diagnoseLapsRights, holdsReadRight, lapsAccountSids, type ScopeDiagnosis } from './diagnose';
-import { sealPassword, verifyRequest } from './link';
-import { resetUserPassword, type ResetRequest } from './reset';
+import { diagnoseLapsRights, holdsReadRight } from './diagnose';
+import { resetUserPassword } from './reset';
+
+export type { LapsOperation, LapsPayload, LapsRequest, ServiceRequest, ServiceResponse } from '../link';
 
 // The password service: the only process holding the LAPS account (and the reset account). It
 // re-checks everything the console decided, on its own reads, before touching a password.
-
-export type LapsOperation = 'laps.read' | 'laps.expire';
-export interface LapsRequest {
-  op: LapsOperation;
-  computerGuid: string;
-  /** the DN the console's decision was made on */
-  expectedDn: string;
-  /** the console's decision included vip.manage (DESIGN decision 2) */
-  vipAllowed: boolean;
-  operator: { guid: string; name: string };
-  correlationId: string;
-}
-export type ServiceRequest = { op: 'health' } | { op: 'pin' } | { op: 'laps.diagnose'; scopeDns: string[] } | LapsRequest | ResetRequest;
-
-export type ServiceResponse =
-  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured'; identity?: string; scopes?: ScopeDiagnosis[] }
-  | { ok: false; code: string };
-
-export interface LapsPayload {
-  account: string;
-  password: string;
-  updatedUtc: string | null;
-  expiresUtc: string | null;
-  source: 'windows' | 'legacy';
-}
 
 /** The LAPS window of one computer: reads and expiries together (console spec, Reveal rule 4). */
 export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => ({
@@ -57,8 +34,11 @@ export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => 
  * (a sliding window, counted atomically across instances: DESIGN decision 12). Every attempt
  * admitted counts, whatever its outcome.
  */
-export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions) =>
+export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: AlongWith; prefetched?: Promise<WindowSnapshots> }) =>
   takeFromWindows(store, [lapsWindow(config, computerGuid)], opts);
+
+/** The request's nonce was seen before: refused like any replay, nothing in it trusted. */
+class LinkReplayed extends Error {}
 
 export class PasswordService {
   private readonly ctx: ServiceContext;
@@ -71,20 +51,35 @@ export class PasswordService {
 
   /** Every invocation leaves a row in the service's own chain before its answer leaves: no row, no answer. */
   async handle(envelope: unknown): Promise<ServiceResponse> {
-    const link = await verifyRequest(await this.ctx.linkKey(), this.ctx.store, envelope);
+    const hops = new HopTimes();
+    const link = checkEnvelope(await this.ctx.linkKey(), envelope);
     if (!link.ok) {
       logger.warn('password service: link refused', { code: link.code });
       return this.recorded(undefined, { ok: false, code: link.code });
     }
     const req = link.request as ServiceRequest;
+    // every request's nonce is recorded before anything else is done for it (a replay is refused
+    // whatever it asks); a LAPS operation records it in the same write as its rate window
+    const isLaps = req?.op === 'laps.read' || req?.op === 'laps.expire';
+    if (!isLaps && !(await recordNonce(this.ctx.store, link.nonce))) {
+      logger.warn('password service: link refused', { code: 'link_replayed' });
+      return this.recorded(undefined, { ok: false, code: 'link_replayed' });
+    }
     let failed = false;
-    const res = await this.perform(req).catch((e: unknown): ServiceResponse => {
+    const res = await (isLaps ? this.laps(req as LapsRequest, link.nonce, hops) : this.perform(req)).catch((e: unknown): ServiceResponse => {
+      if (e instanceof LinkReplayed) return { ok: false, code: 'link_replayed' };
       if (isApiError(e)) return { ok: false, code: e.code };
       logger.error('password service: internal error', { error: (e as Error).name });
       failed = true;
       return { ok: false, code: 'laps_unavailable' };
     });
-    return this.recorded(req, res, failed);
+    if (!res.ok && res.code === 'link_replayed') {
+      logger.warn('password service: link refused', { code: res.code });
+      return this.recorded(undefined, res);
+    }
+    const answer = await hops.time('service.auditAppend', () => this.recorded(req, res, failed));
+    if (isLaps) logger.info('laps_timing', { correlationId: (req as LapsRequest).correlationId, operation: req.op, hops: hops.hops, total: hops.total() });
+    return answer;
   }
 
   private async recorded(req: ServiceRequest | undefined, res: ServiceResponse, failed = false): Promise<ServiceResponse> {
@@ -101,7 +96,6 @@ export class PasswordService {
     if (req.op === 'health') return { ok: true, laps: (await this.ctx.credentials('laps')) ? 'configured' : 'not_configured' };
     if (req.op === 'pin') return await this.pin();
     if (req.op === 'laps.diagnose') return await this.diagnose(req);
-    if (req.op === 'laps.read' || req.op === 'laps.expire') return await this.laps(req);
     if (req.op === 'users.password.reset') return await resetUserPassword(req, this.ctx);
     return { ok: false, code: 'unknown_operation' };
   }
@@ -121,21 +115,53 @@ export class PasswordService {
     return { ok: true, pinned: s.domain };
   }
 
-  private async laps(req: LapsRequest): Promise<ServiceResponse> {
+  /** A LAPS operation; its nonce is spent on every path (with the rate window, or alone on a refusal or a failure before it). */
+  private async laps(req: LapsRequest, nonce: string, hops: HopTimes): Promise<ServiceResponse> {
+    const spent = { done: false };
+    try {
+      return await this.lapsOnce(req, nonce, hops, spent);
+    } catch (e) {
+      if (!spent.done && !(e instanceof LinkReplayed)) await recordNonce(this.ctx.store, nonce).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async lapsOnce(req: LapsRequest, nonce: string, hops: HopTimes, spent: { done: boolean }): Promise<ServiceResponse> {
     const done = (outcome: string, extra: Record<string, unknown> = {}) =>
       logger.info('laps_operation', { operation: req.op, outcome, computer: req.computerGuid, operator: req.operator?.name, correlationId: req.correlationId, ...extra });
-    if (!isGuid(req.computerGuid ?? '')) return { ok: false, code: 'not_found' };
-    const s = await this.ctx.settings();
-    if (!s || !(await this.ctx.trusted(s))) {
+    const spendNonce = async () => {
+      spent.done = true;
+      if (!(await recordNonce(this.ctx.store, nonce))) throw new LinkReplayed();
+    };
+    if (!isGuid(req.computerGuid ?? '')) {
+      await spendNonce();
+      return { ok: false, code: 'not_found' };
+    }
+    // the rate window's read starts with the settings and pin reads (it counts nothing yet)
+    const windowRead = readWindows(this.ctx.store, [lapsWindow(this.ctx.config, req.computerGuid)]);
+    windowRead.catch(() => undefined);
+    const [s, pin] = await hops.time('service.settingsAndPin', () => Promise.all([this.ctx.settings(), this.ctx.pin()]));
+    if (!s || !this.ctx.trustedBy(s, pin)) {
+      await spendNonce();
       done('trust_not_pinned');
       return { ok: false, code: 'trust_not_pinned' };
     }
     const creds = await this.ctx.credentials('laps');
     if (!creds) {
+      await spendNonce();
       done('laps_not_configured');
       return { ok: false, code: 'laps_not_configured' };
     }
-    if (!(await admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid)).admitted) {
+    const taken = await hops.time('service.nonceAndRateWindow', () =>
+      admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, { along: { name: 'link_nonce', put: nonceItem(this.ctx.store, nonce) }, prefetched: windowRead }),
+    );
+    if (!taken.admitted && taken.refusedBy === 'link_nonce') {
+      spent.done = true;
+      throw new LinkReplayed();
+    }
+    if (taken.admitted) spent.done = true;
+    if (!taken.admitted) {
+      await spendNonce();
       done('rate_limited');
       return { ok: false, code: 'rate_limited' };
     }
@@ -144,20 +170,21 @@ export class PasswordService {
       done(code);
       return { ok: false as const, code };
     };
-    let facts;
+    let read: LapsValues | undefined;
+    let classification;
     try {
-      facts = await readObjectByGuid(dir, req.computerGuid, [...COMPUTER_ATTRIBUTES, ...(req.op === 'laps.read' ? ['msLAPS-Password', 'ms-Mcs-AdmPwd'] : [])]);
+      // the computer and the OUs that classify it are read together (an expiry never reads the password)
+      [read, classification] = await Promise.all([
+        hops.time('service.ldapRead', () => (req.op === 'laps.read' ? dir.readLaps(req.computerGuid) : dir.readObject(req.computerGuid).then((facts) => facts && { facts }))),
+        hops.time('service.recheckReads', () => this.ctx.classificationContext(dir, s)),
+      ]);
     } catch (e) {
       if (e instanceof DirectoryInvalidCredentials) return refuse('laps_bind_failed');
       throw e;
     }
-    if (!facts) return refuse('not_found');
-    const windowsJson = facts.attributes['msLAPS-Password'];
-    const legacy = facts.attributes['ms-Mcs-AdmPwd'];
-    delete facts.attributes['msLAPS-Password'];
-    delete facts.attributes['ms-Mcs-AdmPwd'];
+    if (!read) return refuse('not_found');
+    const { facts, windows: windowsJson, legacy } = read;
     if (facts.dn.toLowerCase() !== String(req.expectedDn).toLowerCase()) return refuse('moved');
-    const classification = await this.ctx.classificationContext(dir, s);
     if (!classification.managedOuDns.some((m) => isBelow(facts.dn, m))) return refuse('not_managed');
     const cls = classifyComputer(facts, classification);
     if (!(cls.kind === 'standard' || (cls.kind === 'vip' && req.vipAllowed === true))) return refuse(cls.kind === 'vip' ? 'vip_not_allowed' : 'not_manageable');
@@ -165,11 +192,10 @@ export class PasswordService {
     const expiresUtc = fileTimeToIso(facts.attributes['msLAPS-PasswordExpirationTime']) ?? fileTimeToIso(facts.attributes['ms-Mcs-AdmPwdExpirationTime']) ?? null;
     if (req.op === 'laps.expire') return this.expire(dir, creds, facts.dn, facts.attributes, done);
 
-    const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
     let payload: LapsPayload | undefined;
-    if (first(windowsJson)) {
+    if (windowsJson) {
       try {
-        const j = JSON.parse(first(windowsJson)!) as { n?: string; t?: string; p?: string };
+        const j = JSON.parse(windowsJson) as { n?: string; t?: string; p?: string };
         if (typeof j.p === 'string' && j.p) {
           const updated = j.t ? fileTimeToIso(BigInt(`0x${j.t}`).toString()) : undefined;
           payload = { account: j.n ?? 'Administrator', password: j.p, updatedUtc: updated ?? null, expiresUtc, source: 'windows' };
@@ -177,9 +203,9 @@ export class PasswordService {
       } catch {
         return refuse('laps_no_password'); // unreadable JSON: nothing we can show
       }
-    } else if (first(legacy)) {
+    } else if (legacy) {
       // legacy LAPS stores no account name: it manages the built-in administrator unless a GPO says otherwise
-      payload = { account: 'Administrator', password: first(legacy)!, updatedUtc: null, expiresUtc, source: 'legacy' };
+      payload = { account: 'Administrator', password: legacy, updatedUtc: null, expiresUtc, source: 'legacy' };
     }
     if (!payload) return refuse(await this.emptyReason(dir, creds, facts.dn, s));
     done('succeeded', { source: payload.source });
@@ -192,12 +218,10 @@ export class PasswordService {
    * stored (unsupported); otherwise the directory withheld it: no readable password.
    */
   private async emptyReason(dir: Directory, creds: DirectoryCredentials, dn: string, s: InstanceSettings): Promise<string> {
-    return dir.pool.run(creds, 'read', async (client) => {
-      const obj = await client.search(dn, { scope: 'base', attributes: ['msLAPS-PasswordExpirationTime'] });
-      const expiry = obj.searchEntries[0]?.['msLAPS-PasswordExpirationTime'];
-      if (expiry === undefined || (Array.isArray(expiry) && expiry.length === 0)) return 'laps_no_password';
-      return (await holdsReadRight(client, dn, s.baseDn, await lapsAccountSids(client, s.baseDn, creds.user))) ? 'laps_encrypted_unsupported' : 'laps_no_password';
-    });
+    const obj = await dir.readAttributes(dn, ['msLAPS-PasswordExpirationTime']);
+    const expiry = obj?.['msLAPS-PasswordExpirationTime'];
+    if (expiry === undefined || (Array.isArray(expiry) && expiry.length === 0)) return 'laps_no_password';
+    return (await holdsReadRight(dir, dn, await dir.accountSids(creds.user))) ? 'laps_encrypted_unsupported' : 'laps_no_password';
   }
 
   /** Diagnostics: the LAPS account signs in, and its rights on a sample computer per scope. */
@@ -207,23 +231,25 @@ export class PasswordService {
     const creds = await this.ctx.credentials('laps');
     if (!creds) return { ok: true, identity: 'laps_identity_not_configured', scopes: [] };
     const dir = this.ctx.directory(s, creds);
-    if (!(await dir.pool.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
+    if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
     return { ok: true, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
   }
 
   private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {
     const now = isoToFileTime(Date.now());
-    const changes: Change[] = [];
-    if (attrs['msLAPS-PasswordExpirationTime'] !== undefined) changes.push(new Change({ operation: 'replace', modification: new Attribute({ type: 'msLAPS-PasswordExpirationTime', values: [now] }) }));
-    if (attrs['ms-Mcs-AdmPwdExpirationTime'] !== undefined) changes.push(new Change({ operation: 'replace', modification: new Attribute({ type: 'ms-Mcs-AdmPwdExpirationTime', values: [now] }) }));
+    const changes: DirectoryChange[] = [];
+    // every schema present (DESIGN decision 1): the legacy password is never written
+    for (const attribute of ['msLAPS-PasswordExpirationTime', 'ms-Mcs-AdmPwdExpirationTime']) {
+      if (attrs[attribute] !== undefined) changes.push({ operation: 'replace', attribute, values: [now] });
+    }
     if (changes.length === 0) {
       done('laps_not_managed');
       return { ok: false, code: 'laps_not_managed' };
     }
     try {
-      await dir.pool.run(creds, 'write', (client) => client.modify(dn, changes));
+      await dir.modify(dn, changes);
     } catch (e) {
-      if (e instanceof InsufficientAccessError || (e as { code?: number }).code === 50) {
+      if (directoryRefusalCode(e, 'modify') === 'ad_denied') {
         done('ad_denied');
         return { ok: false, code: 'ad_denied' };
       }

@@ -1,14 +1,15 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { ApiError } from '../errors';
-import { logger } from '../log';
-import { loadLinkKey, signRequest } from './link';
-import type { ServiceRequest, ServiceResponse } from './service';
+import { processEnvironment, type Environment } from '../../config/environment';
+import { ApiError } from '../../errors';
+import type { HopTimes } from '../../hop-times';
+import { logger } from '../../log';
+import { loadLinkKey, signRequest, type ServiceRequest, type ServiceResponse } from '../link';
 
 // The console's side of the internal link: a Lambda invoke of the password service (locally
 // serverless-offline's Lambda endpoint). The console never holds the LAPS or reset account.
 const clients = new Map<string, LambdaClient>();
 
-function client(env: NodeJS.ProcessEnv): LambdaClient {
+function client(env: Environment): LambdaClient {
   const endpoint = env.HDC_LAMBDA_ENDPOINT ?? '';
   let c = clients.get(endpoint);
   if (!c) {
@@ -22,11 +23,13 @@ function client(env: NodeJS.ProcessEnv): LambdaClient {
   return c;
 }
 
-export async function callPasswordService(request: ServiceRequest, env: NodeJS.ProcessEnv = process.env): Promise<ServiceResponse> {
+export async function callPasswordService(request: ServiceRequest, env: Environment = processEnvironment(), hops?: HopTimes): Promise<ServiceResponse> {
   const fn = env.HDC_PASSWORD_SERVICE_FUNCTION;
   if (!fn) throw new ApiError(503, 'laps_unavailable');
   try {
+    const t0 = performance.now();
     const envelope = signRequest(await loadLinkKey(env), request);
+    if (hops) hops.hops['console.linkSign'] = Number((performance.now() - t0).toFixed(2));
     const out = await client(env).send(new InvokeCommand({ FunctionName: fn, Payload: Buffer.from(JSON.stringify(envelope)) }));
     if (out.FunctionError || !out.Payload) throw new Error(`password service error ${out.FunctionError ?? 'empty'}`);
     return JSON.parse(Buffer.from(out.Payload).toString('utf8')) as ServiceResponse;

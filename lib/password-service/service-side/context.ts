@@ -1,13 +1,12 @@
-import fs from 'node:fs';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { ClassificationContext } from '../authz/classify';
-import type { Config } from '../config';
-import { sha256Hex } from '../crypto/seal';
-import { Directory, DirectoryPool, type DirectoryCredentials } from '../directory';
-import { poolOptions } from '../directory/pool';
-import { readSettings, type InstanceSettings } from '../setup/settings';
-import type { Store } from '../store';
-import { getRecord } from '../store/records';
+import type { ClassificationContext } from '../../authz/classify';
+import type { Config } from '../../config';
+import { sha256Hex } from '../../crypto/seal';
+import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from '../../directory';
+import { poolOptions } from '../../directory/pool';
+import { loadSecret } from '../../secrets';
+import { readSettings, type InstanceSettings } from '../../setup/settings';
+import type { Store } from '../../store';
+import { getRecord } from '../../store/records';
 
 // What every operation of the password service stands on: the directory settings (re-read at most
 // every 3 s), the pin, its technical accounts, and a directory bound to one of them.
@@ -38,12 +37,20 @@ export class ServiceContext {
     return rec?.settings;
   }
 
+  /** The pin record, read fresh (a deleted or changed pin holds at once). */
+  async pin(): Promise<Pin | undefined> {
+    return (await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk))?.data;
+  }
+
   /** Pinned to this domain and this CA (and to HDC_PWD_DOMAIN when set)? */
-  async trusted(s: InstanceSettings): Promise<boolean> {
-    const pin = await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk);
+  trustedBy(s: InstanceSettings, pin: Pin | undefined): boolean {
     if (!pin) return false;
-    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.data.domain) return false;
-    return pin.data.domain === s.domain && pin.data.caSha256 === sha256Hex(s.caPem);
+    if (this.env.HDC_PWD_DOMAIN && this.env.HDC_PWD_DOMAIN.toLowerCase() !== pin.domain) return false;
+    return pin.domain === s.domain && pin.caSha256 === sha256Hex(s.caPem);
+  }
+
+  async trusted(s: InstanceSettings): Promise<boolean> {
+    return this.trustedBy(s, await this.pin());
   }
 
   /** A technical account of the service: its UPN and its password from a file (local, container) or Secrets Manager (AWS). */
@@ -51,9 +58,7 @@ export class ServiceContext {
     const upn = account === 'laps' ? this.config.PasswordService.LapsIdentity.Upn : this.env.HDC_RESET_UPN;
     const file = account === 'laps' ? this.config.PasswordService.LapsIdentity.PasswordFile : this.env.HDC_RESET_PASSWORD_FILE;
     const secretId = account === 'laps' ? this.env.HDC_LAPS_PASSWORD_SECRET_ID : this.env.HDC_RESET_PASSWORD_SECRET_ID;
-    let password: string | undefined;
-    if (file && fs.existsSync(file)) password = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-    else if (secretId) password = (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString;
+    const password = await loadSecret({ file, secretId }, { preferFile: true });
     return upn && password ? { user: upn, password } : undefined;
   }
 
@@ -61,7 +66,7 @@ export class ServiceContext {
     const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
     let dir = this.dirs.get(key);
     if (!dir) {
-      dir = new Directory(new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem)), s.baseDn, async () => creds);
+      dir = new LdapDirectory(new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem)), s.baseDn, async () => creds);
       this.dirs.set(key, dir);
     }
     return dir;

@@ -1,8 +1,7 @@
-import { Attribute, Change } from 'ldapts';
 import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
-import { isGuid } from '../directory';
+import { directoryApiError, isDirectoryError, isGuid } from '../directory';
 import { ApiError, badRequest, forbidden, notFound } from '../errors';
-import { directoryError, refusalError, type ActionOptions, type ActionParams, type ActionResult } from '../users/actions';
+import { refusalError, type ActionOptions, type ActionParams, type ActionResult } from './common';
 
 // groups.members.write: add or remove members of a group, decided on the group (the engine:
 // scope, classification, VIP, approvals) and on every member on fresh facts. A member must be a
@@ -59,20 +58,17 @@ export async function changeGroupMembers(ctx: DecisionContext, actor: Actor, gro
   for (const m of members) {
     const details = { member: m.id, memberName: m.name, memberDn: m.dn };
     try {
-      await ctx.dir.pool.run(creds, 'write', (client) =>
-        client.modify(group.dn, [new Change({ operation: m.change === 'add' ? 'add' : 'delete', modification: new Attribute({ type: 'member', values: [m.dn] }) })]),
-      );
+      await ctx.dir.modify(group.dn, [{ operation: m.change === 'add' ? 'add' : 'delete', attribute: 'member', values: [m.dn] }], { as: creds });
       results.push({ id: m.id, change: m.change, outcome: 'succeeded' });
       await row(eventOf(m.change), 'success', 'succeeded', group, details);
     } catch (e) {
-      const code = (e as { code?: number }).code;
       // already a member / not a member: nothing to change
-      if ((m.change === 'add' && (code === 20 || code === 68)) || (m.change === 'remove' && (code === 16 || code === 53))) {
+      if ((m.change === 'add' && isDirectoryError(e, 'value_exists')) || (m.change === 'remove' && isDirectoryError(e, 'no_such_attribute', 'unwilling'))) {
         results.push({ id: m.id, change: m.change, outcome: 'unchanged' });
         await row(eventOf(m.change), 'success', 'unchanged', group, details);
         continue;
       }
-      lastError = directoryError(e);
+      lastError = directoryApiError(e);
       results.push({ id: m.id, change: m.change, outcome: 'failed', code: lastError.code });
       await row(eventOf(m.change), lastError.code === 'directory_outcome_unknown' ? 'unknown' : 'failed', lastError.code, group, details);
     }

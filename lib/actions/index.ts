@@ -1,80 +1,18 @@
-import { Attribute, Change, InsufficientAccessError } from 'ldapts';
-import { z } from 'zod';
-import { decideOn, type Actor, type ApprovalMode, type Decision, type DecisionContext, type TargetKind } from '../authz/engine';
+import { decideOn, type Actor, type Decision, type DecisionContext } from '../authz/engine';
 import type { Permission } from '../authz/permissions';
-import { isGuid } from '../directory';
-import { ApiError, forbidden, isApiError, notFound } from '../errors';
-import { callPasswordService } from '../password-service/client';
-import { loadLinkKey } from '../password-service/link';
-import { openResetPassword } from '../password-service/reset';
+import { directoryApiError, isGuid, type DirectoryChange } from '../directory';
+import { ApiError, isApiError, notFound } from '../errors';
+import { callPasswordService } from '../password-service/console-side/client';
+import { loadLinkKey, openResetPassword } from '../password-service/link';
+import { auditActor, nameOf, refusalError, SENSITIVE_ATTRIBUTES, type ActionOptions, type ActionOutcome, type ActionParams, type ActionResult } from './common';
+import { changeGroupMembers } from './group-members';
+
+export * from './common';
 
 // The approvable actions on users, executed directly by an operator allowed them, or by the
 // approver who gives the last approval of a request. Each is decided by the one engine on fresh
 // facts (audited `authz.decision`), then audited under its own name with the ticket and the
 // correlation id (shared with the request's rows when it runs through an approval).
-
-/** Attributes `users.attributes.write` may change (the write account's rights); sensitive ones are never recorded. */
-export const WRITABLE_ATTRIBUTES = ['description', 'displayName', 'givenName', 'sn', 'mail', 'telephoneNumber'] as const;
-export const SENSITIVE_ATTRIBUTES = new Set<string>(['telephoneNumber']);
-
-const attrValue = z.string().trim().max(256).nullable();
-export const attributesSchema = z
-  .object(Object.fromEntries(WRITABLE_ATTRIBUTES.map((a) => [a, attrValue.optional()])) as Record<(typeof WRITABLE_ATTRIBUTES)[number], z.ZodOptional<typeof attrValue>>)
-  .strict()
-  .refine((o) => Object.keys(o).length > 0, { message: 'at least one attribute' });
-
-/** Parameters of an action, as captured by a request (never a secret: a reset password is generated at execution). */
-export const actionParamsSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('users.unlock') }),
-  z.object({ action: z.literal('users.disable') }),
-  z.object({ action: z.literal('users.enable') }),
-  z.object({ action: z.literal('users.password.reset'), mustChange: z.boolean().default(true), unlock: z.boolean().default(false) }),
-  z.object({ action: z.literal('users.attributes.write'), attributes: attributesSchema }),
-  z.object({
-    action: z.literal('groups.members.write'),
-    add: z.array(z.string().refine(isGuid, 'a member GUID')).max(50).default([]),
-    remove: z.array(z.string().refine(isGuid, 'a member GUID')).max(50).default([]),
-  }),
-]);
-export type ActionParams = z.infer<typeof actionParamsSchema>;
-
-export const targetKindOf = (action: ActionParams['action']): 'user' | 'group' => (action === 'groups.members.write' ? 'group' : 'user');
-
-export type ActionOutcome = 'succeeded' | 'partial' | 'failed' | 'denied' | 'unknown';
-export interface ActionResult {
-  outcome: ActionOutcome;
-  /** the refusal or failure, when the outcome is not succeeded */
-  error?: ApiError;
-  /** users.password.reset only: shown once to whoever executed it */
-  password?: string;
-  /** groups.members.write: one line per member */
-  members?: Array<{ id: string; change: 'add' | 'remove'; outcome: 'succeeded' | 'unchanged' | 'failed'; code?: string }>;
-}
-
-export interface ActionOptions {
-  correlationId: string;
-  ticket?: string;
-  /** `approver`: the last approval of request `requestId` executes it */
-  approval?: ApprovalMode;
-  requestId?: string;
-}
-
-const auditActor = (a: Actor) => ({ id: a.identity.guid, name: a.identity.username, provider: a.identity.provider, ip: a.ip });
-const nameOf = (d: Decision) => (d.target ? String(d.target.attributes.sAMAccountName ?? d.target.attributes.cn ?? '') : undefined);
-
-/** The refusal an operator sees for a decision: unknown/unreadable → 404; otherwise the rule's code. */
-export function refusalError(d: Extract<Decision, { allowed: false }>): ApiError {
-  if (d.status === 404) return notFound();
-  if (d.reason === 'approval_required') return forbidden('approval_required', d.approval?.kind === 'delegation' ? { delegation: d.approval.delegationId } : {});
-  if (d.reason === 'own_account') return forbidden('own_account');
-  return forbidden('forbidden', { reason: d.reason });
-}
-
-export function directoryError(e: unknown): ApiError {
-  if (isApiError(e)) return e;
-  if (e instanceof InsufficientAccessError || (e as { code?: number }).code === 50) return new ApiError(403, 'ad_denied');
-  throw e;
-}
 
 // What the password service's refusals of a reset mean to the caller.
 const RESET_CODES: Record<string, [number, string]> = {
@@ -97,10 +35,7 @@ const RESET_CODES: Record<string, [number, string]> = {
  * the result carries it (an approval records it as the execution's outcome).
  */
 export async function performAction(ctx: DecisionContext, actor: Actor, targetGuid: string, params: ActionParams, opts: ActionOptions): Promise<ActionResult> {
-  if (params.action === 'groups.members.write') {
-    const { changeGroupMembers } = await import('../groups/members');
-    return changeGroupMembers(ctx, actor, targetGuid, params, opts);
-  }
+  if (params.action === 'groups.members.write') return changeGroupMembers(ctx, actor, targetGuid, params, opts);
   const action = params.action as Permission;
   const audit = (outcome: string, reason: string, d?: Decision, details?: Record<string, unknown>) =>
     ctx.rt.audit.append({
@@ -148,9 +83,9 @@ export async function performAction(ctx: DecisionContext, actor: Actor, targetGu
     return { outcome: 'succeeded', password };
   }
 
-  let changes: Change[];
+  let changes: DirectoryChange[];
   let details: Record<string, unknown>;
-  const replace = (type: string, values: string[]) => new Change({ operation: 'replace', modification: new Attribute({ type, values }) });
+  const replace = (attribute: string, values: string[]): DirectoryChange => ({ operation: 'replace', attribute, values });
   if (params.action === 'users.unlock') {
     changes = [replace('lockoutTime', ['0'])];
     const computed = d.target.attributes['msDS-User-Account-Control-Computed'];
@@ -181,10 +116,9 @@ export async function performAction(ctx: DecisionContext, actor: Actor, targetGu
     details = { old, new: now };
   }
   try {
-    const creds = await ctx.rt.writeCreds();
-    await ctx.dir.pool.run(creds, 'write', (client) => client.modify(dn, changes));
+    await ctx.dir.modify(dn, changes, { as: await ctx.rt.writeCreds() });
   } catch (e) {
-    return fail(directoryError(e), details);
+    return fail(directoryApiError(e), details);
   }
   await audit('success', 'succeeded', d, details);
   return { outcome: 'succeeded' };

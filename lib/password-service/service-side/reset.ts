@@ -1,39 +1,18 @@
 import { randomInt } from 'node:crypto';
-import { Attribute, Change, ConstraintViolationError, InsufficientAccessError } from 'ldapts';
-import { classifyUser, isBelow } from '../authz/classify';
-import { open, seal } from '../crypto/seal';
-import { DirectoryInvalidCredentials, isGuid } from '../directory';
-import { isTrue, readObjectByGuid, USER_ATTRIBUTES } from '../directory/objects';
-import { logger } from '../log';
+import { classifyUser, isBelow } from '../../authz/classify';
+import { directoryRefusalCode, DirectoryInvalidCredentials, isGuid } from '../../directory';
+import { isTrue, USER_ATTRIBUTES } from '../../directory/objects';
+import { logger } from '../../log';
+import { sealResetPassword, type ResetRequest } from '../link';
 import type { ServiceContext } from './context';
+
+export type { ResetRequest };
 
 // users.password.reset in the password service, the only holder of the reset account: it checks
 // again what the console decided (user under a managed OU, at the DN the decision was made on,
 // classified standard, or VIP when the decision included vip.manage, not the operator's own
 // account), generates the password, sets it, and returns it sealed to the console. The password
 // is never stored, logged or audited.
-
-export interface ResetRequest {
-  op: 'users.password.reset';
-  userGuid: string;
-  expectedDn: string;
-  vipAllowed: boolean;
-  /** pwdLastSet = 0: the user changes it at next sign-in */
-  mustChange: boolean;
-  /** also clear lockoutTime */
-  unlock: boolean;
-  operator: { guid: string; name: string };
-  correlationId: string;
-}
-
-export interface ResetPayload {
-  password: string;
-}
-
-// sealed under the link key, bound to the user and to the direction service → console
-const resetAad = (userGuid: string, correlationId: string) => `reset:service->console:${userGuid.toLowerCase()}:${correlationId}`;
-export const openResetPassword = (key: Buffer, sealed: string, userGuid: string, correlationId: string): ResetPayload =>
-  JSON.parse(open(key, sealed, resetAad(userGuid, correlationId)).toString('utf8')) as ResetPayload;
 
 const UPPER = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
 const LOWER = 'abcdefghijkmnopqrstuvwxyz';
@@ -73,7 +52,7 @@ export async function resetUserPassword(req: ResetRequest, ctx: ServiceContext):
   const dir = ctx.directory(s, creds);
   let facts;
   try {
-    facts = await readObjectByGuid(dir, req.userGuid, USER_ATTRIBUTES);
+    facts = await dir.readObject(req.userGuid, USER_ATTRIBUTES);
   } catch (e) {
     if (e instanceof DirectoryInvalidCredentials) return refuse('reset_bind_failed');
     throw e;
@@ -91,18 +70,13 @@ export async function resetUserPassword(req: ResetRequest, ctx: ServiceContext):
   if (!(cls.kind === 'standard' || (cls.kind === 'vip' && req.vipAllowed === true))) return refuse(cls.kind === 'vip' ? 'vip_not_allowed' : 'not_manageable');
 
   const password = generatePassword();
-  const changes = [
-    new Change({ operation: 'replace', modification: new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${password}"`, 'utf16le')] }) }),
-    new Change({ operation: 'replace', modification: new Attribute({ type: 'pwdLastSet', values: [req.mustChange ? '0' : '-1'] }) }),
-    ...(req.unlock ? [new Change({ operation: 'replace', modification: new Attribute({ type: 'lockoutTime', values: ['0'] }) })] : []),
-  ];
   try {
-    await dir.pool.run(creds, 'write', (client) => client.modify(facts.dn, changes));
+    await dir.setPassword(facts.dn, password, { mustChange: req.mustChange, unlock: req.unlock });
   } catch (e) {
-    if (e instanceof InsufficientAccessError || (e as { code?: number }).code === 50) return refuse('ad_denied');
-    if (e instanceof ConstraintViolationError || [19, 53].includes((e as { code?: number }).code ?? 0)) return refuse('password_policy');
+    const code = directoryRefusalCode(e, 'password');
+    if (code) return refuse(code);
     throw e;
   }
   done('succeeded');
-  return { ok: true, sealed: seal(await ctx.linkKey(), JSON.stringify({ password } satisfies ResetPayload), resetAad(req.userGuid, req.correlationId)) };
+  return { ok: true, sealed: sealResetPassword(await ctx.linkKey(), { password }, req.userGuid, req.correlationId) };
 }

@@ -1,16 +1,16 @@
-import type { Entry } from 'ldapts';
 import { z } from 'zod';
-import type { Actor, DecisionContext } from '../authz/engine';
-import { isBelow, type TargetClass } from '../authz/classify';
-import type { Permission } from '../authz/permissions';
 import { openString, seal } from '../crypto/seal';
-import type { ObjectFacts } from '../directory/objects';
+import type { ObjectFacts } from '../directory';
 import { badRequest } from '../errors';
+import { isBelow, type TargetClass } from './classify';
+import type { Actor, DecisionContext } from './engine';
+import type { Permission } from './permissions';
 
-// Search or enumerate the operator's scope for one kind of object (users, groups), as the
-// computers list does: LDAP pages of Directory:PageSize, at most Directory:SearchMaxResults (then
+// The one scoped list of users, groups and computers: search, or without `q` enumerate the
+// operator's scope: LDAP pages of Directory:PageSize, at most Directory:SearchMaxResults (then
 // `incomplete`), sorted by name, a page of `pageSize` objects the operator may read (never-manageable
-// ones left out), `truncated` with an opaque cursor (sealed, bound to the operator, 10 minutes).
+// ones left out), `truncated` with an opaque cursor (sealed, bound to the operator and the kind,
+// valid 10 minutes) when there is more.
 
 export const scopeQuerySchema = z.object({
   q: z.string().trim().max(64).optional(),
@@ -29,13 +29,13 @@ interface CursorState {
 const CURSOR_TTL_MS = 10 * 60_000;
 
 export interface ScopeSearch<V> {
-  kind: 'users' | 'groups';
+  kind: 'users' | 'groups' | 'computers';
   readPermission: Permission;
   filter: (q?: string) => string;
   attributes: string[];
   pageSize: number;
-  /** classify a page of raw entries (reads their group facts) */
-  classify: (entries: Entry[]) => Promise<Array<{ facts: ObjectFacts; cls: TargetClass }>>;
+  /** classify a page of entries (reads their group facts) */
+  classify: (entries: ObjectFacts[]) => Promise<Array<{ facts: ObjectFacts; cls: TargetClass }>>;
   view: (facts: ObjectFacts, cls: TargetClass) => V;
 }
 
@@ -63,20 +63,19 @@ export async function searchScope<V>(ctx: DecisionContext, actor: Actor, query: 
   }
   bases = bases.filter((b) => !bases.some((o) => o !== b && isBelow(b, o)));
   const cfg = ctx.rt.config.Directory;
-  const creds = await ctx.dir.readCreds();
   let incomplete = false;
-  const entries: Entry[] = [];
+  const entries: ObjectFacts[] = [];
   for (const base of bases) {
     const left = cfg.SearchMaxResults - entries.length;
     if (left <= 0) {
       incomplete = true;
       break;
     }
-    const page = await ctx.dir.pool.search(creds, base, { scope: 'sub', filter: s.filter(q), attributes: s.attributes, explicitBufferAttributes: ['objectGUID', 'objectSid'], max: left });
+    const page = await ctx.dir.search({ base, filter: s.filter(q), attributes: s.attributes, max: left });
     incomplete ||= page.incomplete;
     entries.push(...page.entries);
   }
-  const name = (e: Entry) => String(Array.isArray(e.cn) ? e.cn[0] : (e.cn ?? ''));
+  const name = (e: ObjectFacts) => String([e.attributes.cn ?? ''].flat()[0] ?? '');
   entries.sort((a, b) => name(a).localeCompare(name(b)));
 
   const items: V[] = [];

@@ -1,6 +1,7 @@
-import { AuditChain, type AuditInput } from '../audit';
-import type { Store } from '../store';
-import type { ServiceRequest, ServiceResponse } from './service';
+import type { AuditInput } from '../../audit';
+import type { ServiceRequest, ServiceResponse } from '../link';
+
+export { SERVICE_CHAIN, serviceAuditChain } from '../link/service-chain';
 
 // The password service's own audit chain (beyond the spec): one row per operation it was asked
 // for, whoever asked, refusals and link refusals included, written before the answer leaves. The
@@ -8,9 +9,6 @@ import type { ServiceRequest, ServiceResponse } from './service';
 // key made the service do, so a password read made with the key outside the console is on record.
 // Rows carry the operation, its outcome, the target, the operator the request claims and the
 // correlation id; never a password (the answer is sealed and not looked into).
-
-export const SERVICE_CHAIN = 'password-service';
-export const serviceAuditChain = (store: Store) => new AuditChain(store, SERVICE_CHAIN);
 
 const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : undefined);
 

@@ -1,0 +1,27 @@
+import { isApiError } from '../../errors';
+import { logger } from '../../log';
+import { exchangeOf, type HttpRequest } from './exchange';
+import { httpResponse } from './response';
+
+/**
+ * Error mapping: an ApiError answers `{ code, ... }` with its status (a refusal the route declared
+ * is first written as its audit row); anything else answers only `{ code: internal_error,
+ * correlationId }` (DESIGN, security invariant 7), the detail going to the log.
+ */
+export function errorResponse() {
+  return {
+    name: 'errorResponse',
+    onError: async (request: HttpRequest) => {
+      const e = request.error;
+      const ex = exchangeOf(request);
+      const correlationId = ex?.correlationId ?? 'unknown';
+      if (isApiError(e)) {
+        if (ex?.refused && e.status < 500) await ex.refused(e);
+        request.response = httpResponse({ status: e.status, body: e.body() }, correlationId);
+        return;
+      }
+      logger.error('unhandled error', { correlationId, method: ex?.method, path: ex?.path, error: e as Error });
+      request.response = httpResponse({ status: 500, body: { code: 'internal_error', correlationId } }, correlationId);
+    },
+  };
+}
