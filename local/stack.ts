@@ -9,6 +9,7 @@ import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, wai
 import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
 import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
 import { buildWeb, WEB_DIST } from './web';
+import { linkLocalConsole, stopConsoleLink } from './fleet/console-link';
 
 // The local stack: the two Samba DCs (local/directory), DynamoDB Local, serverless-offline with
 // every console function (and their schedules), the password service as its own serverless-offline
@@ -199,7 +200,9 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   const pin = await callPasswordService({ op: 'pin' }, { ...env, HDC_PASSWORD_SERVICE_FUNCTION: passwordServiceFunction });
   if (!pin.ok) throw new Error(`pinning the password service failed: ${pin.code}`);
   log('fleet plane (serverless.fleet.yml)');
-  const fleet = await startFleet({ profile: opts.profile, dynamodbEndpoint, masterKeyFile: keyFile });
+  const fleet = await startFleet({ profile: opts.profile, dynamodbEndpoint, masterKeyFile: keyFile, extraCaFile: directory.caFile });
+  // npm start: the fleet polls this console (the test profile keeps its fleet table to the tests)
+  if (opts.profile === 'dev') fleet.consoles.push({ ...(await linkLocalConsole({ consoleUrl, consoleStore: store, caFile: directory.caFile, fleetDynamo: dynamodbEndpoint, fleetTable: fleet.tableName, masterKey })), clientCode: 'acme' });
   const info: StackInfo = {
     consoleUrl,
     consoleWebUrl,
@@ -224,6 +227,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
 }
 
 export async function stopStack(profile: 'dev' | 'test', opts: { directory?: boolean } = {}) {
+  if (profile === 'dev') await stopConsoleLink();
   await stopFleet(profile);
   await stopRecorded(`${profile}-web`);
   await stopRecorded(`${profile}-offline`);

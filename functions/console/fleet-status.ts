@@ -1,6 +1,7 @@
 import { checkFleetToken, fleetStatus } from '@lib/fleet-status';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
+import { z } from 'zod';
 import pkg from '../../package.json';
 
 const status = defineRoute({
@@ -8,9 +9,11 @@ const status = defineRoute({
   path: '/api/fleet/v1/status',
   summary: 'Read-only status for the fleet plane (bearer token only)',
   access: 'bearer',
-  async handle({ rt, header }) {
+  // the audit sequence the fleet witnessed before: the answer carries this console's hash there
+  query: z.object({ witnessSeq: z.coerce.number().int().min(1).max(999_999_999_999).optional() }),
+  async handle({ rt, header, query }) {
     await checkFleetToken(rt, header('authorization'));
-    return { body: await fleetStatus(rt, pkg.version) };
+    return { body: await fleetStatus(rt, pkg.version, { witnessSeq: query.witnessSeq }) };
   },
 });
 

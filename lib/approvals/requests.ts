@@ -9,7 +9,7 @@ import { isGuid } from '../directory';
 import { ApiError, badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
 import { validationError } from '../http/middlewares/validate';
 import { logger } from '../log';
-import { notify } from '../notifications';
+import { notify } from './notify';
 import type { ConsoleRuntime } from '../runtime';
 import { getRecord, putRecord, queryRecords } from '../store/records';
 import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../actions';

@@ -205,6 +205,10 @@ export const fleetEnvSchema = z
     FLEET_PUBLIC_ORIGIN: origin,
     /** Strict-Transport-Security max-age, sent when FLEET_PUBLIC_ORIGIN is https; 0 = never */
     FLEET_HSTS_MAX_AGE: envInt(31536000, 0, Number.MAX_SAFE_INTEGER),
+    /** seals notification channel secrets (AES-256-GCM): base64 of 32 bytes (spec, Authentication 4; docs/fleet-alerts.md) */
+    SECRETS_ENCRYPTION_KEY: optionalString.check(z.refine((s: string | undefined) => s === undefined || Buffer.from(s, 'base64').length === 32, 'expected base64 of 32 bytes')),
+    /** consoles one poll invocation polls at the same time (docs/fleet-alerts.md) */
+    FLEET_POLL_CONCURRENCY: envInt(50, 1, 500),
   })
   .check(
     z.refine((c: { ACCESS_IDENTITY_FILE?: string; ACCESS_MACHINE_ID_IDENTITY?: string }) => !(c.ACCESS_IDENTITY_FILE && c.ACCESS_MACHINE_ID_IDENTITY), {

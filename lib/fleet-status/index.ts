@@ -23,7 +23,18 @@ export async function checkFleetToken(rt: ConsoleRuntime, authorization: string 
   if (!m || !rec || !constantTimeEqual(sha256Hex(m[1]), rec.data.hash)) throw unauthorized('invalid_token');
 }
 
-export async function fleetStatus(rt: ConsoleRuntime, version: string) {
+/**
+ * The chain's newest row (the fleet keeps it as its off-box witness) and, when the fleet names
+ * the sequence it witnessed before, this console's hash at that sequence (null: purged or absent).
+ */
+async function auditHead(rt: ConsoleRuntime, witnessSeq: number | undefined) {
+  const { anchorSeq, headSeq } = await rt.audit.extent();
+  const row = headSeq > anchorSeq ? await rt.audit.row(headSeq) : undefined;
+  const witness = witnessSeq !== undefined ? { seq: witnessSeq, hash: (await rt.audit.row(witnessSeq))?.hash ?? null } : undefined;
+  return { head: row ? { seq: row.seq, hash: row.hash } : null, ...(witness ? { witness } : {}) };
+}
+
+export async function fleetStatus(rt: ConsoleRuntime, version: string, opts: { witnessSeq?: number } = {}) {
   let database = true;
   try {
     await ping(rt.store);
@@ -49,6 +60,7 @@ export async function fleetStatus(rt: ConsoleRuntime, version: string) {
       ...(chain && !chain.ok ? { firstBadSeq: chain.firstBadSeq, problem: chain.problem } : {}),
       lastFullVerificationAt: chain?.full.last?.completedAt || null,
       failedLogins24h: database ? await failedSignIns24h(rt) : null,
+      ...(database ? await auditHead(rt, opts.witnessSeq) : {}),
     },
     directory: { dcs: dcs.map((d) => ({ name: d.name, url: d.url, state: d.ok ? 'up' : 'down', ...(d.problem ? { problem: d.problem } : {}) })) },
   };

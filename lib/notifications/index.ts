@@ -1,43 +1,52 @@
-import { createHmac, randomUUID } from 'node:crypto';
-import https from 'node:https';
 import { z } from 'zod';
-import type { ApprovalRequest } from '../approvals/requests';
-import { openString, seal } from '../crypto/seal';
-import { badRequest, notFound } from '../errors';
+import { applyChannelInput, CHANNEL_TYPES, channelView, deliverToChannel, MAX_CHANNELS, type ChannelRecord, type NotificationEvent } from '../channels';
+import { badRequest, conflict, notFound } from '../errors';
 import { logger } from '../log';
 import type { ConsoleRuntime } from '../runtime';
 import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
 
-// Notification channels (console spec, Notifications): a signed webhook. Each channel subscribes
-// to `approval_requested` (the approvers' channel) and/or `approval_decided` (the requesters'
-// channel). The URL and the secret are stored sealed under the master key and never leave the
-// process again (not in an answer, a log line, an audit row or an error body). A delivery is an
-// HTTPS POST of a JSON body signed with HMAC-SHA256 under the channel's secret.
+// The console's notification channels (console spec, Notifications), on the channels module the
+// fleet plane uses too (lib/channels): a generic webhook signed the Standard Webhooks way
+// (webhook-id, webhook-timestamp, webhook-signature v1 over id, timestamp and body: a receiver
+// verifies with that specification's libraries and refuses replays older than 5 minutes), a
+// topic push, a team-chat card, a chat text. Each channel subscribes to `approval_requested`
+// (the approvers' channel) and/or `approval_decided` (the requesters' channel). URL, secret and
+// token are sealed under the master key and never leave the process again.
+//
+// This module knows nothing of approvals: the approvals module builds the payload and the
+// events and calls `deliverNotification` (the dependency goes one way).
 
 export const NOTIFICATION_KINDS = ['approval_requested', 'approval_decided'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
-export const channelInputSchema = z.object({
-  /** https only; kept sealed */
-  url: z
-    .string()
-    .max(2048)
-    .refine((u) => {
-      try {
-        return new URL(u).protocol === 'https:';
-      } catch {
-        return false;
-      }
-    }, { message: 'an https:// URL', params: { code: 'https_required' } })
-    .optional(),
-  /** at least 32 characters; kept sealed */
-  secret: z.string().min(32).max(512).optional(),
-  events: z.array(z.enum(NOTIFICATION_KINDS)).min(1).max(2),
-  enabled: z.boolean().default(true),
-});
+export const channelInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional(),
+    /** default: generic webhook */
+    type: z.enum(CHANNEL_TYPES).optional(),
+    /** https only; kept sealed; absent or empty keeps the stored one */
+    url: z
+      .string()
+      .max(2048)
+      .refine((u) => u === '' || URL.canParse(u) && new URL(u).protocol === 'https:', { message: 'an https:// URL', params: { code: 'https_required' } })
+      .optional(),
+    /** generic webhook: at least 32 characters (or a Standard Webhooks `whsec_` key); kept sealed */
+    secret: z.string().min(32).max(512).optional(),
+    topic: z.string().optional(),
+    token: z.string().max(1024).optional(),
+    events: z.array(z.enum(NOTIFICATION_KINDS)).min(1).max(2),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
 export type ChannelInput = z.infer<typeof channelInputSchema>;
 
-interface ChannelRecord {
+const PK = 'NOTIFY';
+/** AAD namespace: `notify:<id>:url|secret|token`, as channels were sealed before the shared module */
+const AAD = 'notify';
+const SECRET_MIN = 32;
+
+/** Records written before the shared module (webhook only) read as channels. */
+interface LegacyRecord {
   id: string;
   kind: 'webhook';
   events: NotificationKind[];
@@ -46,114 +55,54 @@ interface ChannelRecord {
   secretSealed: string;
   updatedAt: string;
 }
+const fromStored = (r: ChannelRecord | LegacyRecord): ChannelRecord =>
+  'urlSealed' in r
+    ? { id: r.id, name: r.id, type: 'webhook', enabled: r.enabled, urlOrigin: '(set)', sealedUrl: r.urlSealed, sealedSecret: r.secretSealed, events: r.events, createdAt: r.updatedAt, updatedAt: r.updatedAt }
+    : r;
 
-const PK = 'NOTIFY';
-const urlAad = (id: string) => `notify:${id}:url`;
-const secretAad = (id: string) => `notify:${id}:secret`;
-
-export const channelView = (c: ChannelRecord) => ({ id: c.id, kind: c.kind, events: c.events, enabled: c.enabled, urlConfigured: true, secretConfigured: true, updatedAt: c.updatedAt });
-
-export async function listChannels(rt: ConsoleRuntime) {
-  return (await queryRecords<ChannelRecord>(rt.store, PK, 'CHANNEL#')).map((r) => r.data);
+export async function listChannels(rt: ConsoleRuntime): Promise<ChannelRecord[]> {
+  return (await queryRecords<ChannelRecord | LegacyRecord>(rt.store, PK, 'CHANNEL#')).map((r) => fromStored(r.data));
 }
 
-/** Create or replace a channel; on replace, a URL or secret not given keeps the stored one. */
+export { channelView };
+
+/** Create or replace a channel; on replace, a URL, secret or token not given keeps the stored one. */
 export async function saveChannel(rt: ConsoleRuntime, id: string, input: ChannelInput) {
-  const key = await rt.masterKey();
-  const existing = await getRecord<ChannelRecord>(rt.store, PK, `CHANNEL#${id}`);
-  if (!existing && (!input.url || !input.secret)) throw badRequest('url_and_secret_required');
-  const rec: ChannelRecord = {
-    id,
-    kind: 'webhook',
-    events: [...new Set(input.events)],
-    enabled: input.enabled,
-    urlSealed: input.url ? seal(key, input.url, urlAad(id)) : existing!.data.urlSealed,
-    secretSealed: input.secret ? seal(key, input.secret, secretAad(id)) : existing!.data.secretSealed,
-    updatedAt: new Date().toISOString(),
-  };
-  await putRecord(rt.store, PK, `CHANNEL#${id}`, rec);
-  return { channel: channelView(rec), created: !existing, old: existing ? channelView(existing.data) : null };
+  const stored = await getRecord<ChannelRecord | LegacyRecord>(rt.store, PK, `CHANNEL#${id}`);
+  const existing = stored ? fromStored(stored.data) : undefined;
+  const type = input.type ?? existing?.type ?? 'webhook';
+  if (!existing && (!input.url || (type === 'webhook' && !input.secret))) throw badRequest('url_and_secret_required');
+  if (!existing && (await listChannels(rt)).length >= MAX_CHANNELS) throw conflict('too_many_channels', { max: MAX_CHANNELS });
+  const { record } = applyChannelInput(existing, { ...input, type, name: input.name ?? existing?.name ?? id }, { key: await rt.masterKey(), aad: AAD, secretMin: SECRET_MIN }, { id, events: [...new Set(input.events)] });
+  await putRecord(rt.store, PK, `CHANNEL#${id}`, record);
+  return { channel: channelView(record), created: !existing, old: existing ? channelView(existing) : null };
 }
 
 export async function deleteChannel(rt: ConsoleRuntime, id: string) {
-  const existing = await getRecord<ChannelRecord>(rt.store, PK, `CHANNEL#${id}`);
+  const existing = await getRecord<ChannelRecord | LegacyRecord>(rt.store, PK, `CHANNEL#${id}`);
   if (!existing) throw notFound();
   await deleteRecord(rt.store, PK, `CHANNEL#${id}`);
-  return channelView(existing.data);
-}
-
-/** The signature header value: `sha256=<hex HMAC-SHA256 of the raw body under the channel secret>`. */
-export const signBody = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-
-/** The payload of a notification: what the request is, and a link that opens it in the SPA. */
-export function notificationPayload(kind: NotificationKind, r: ApprovalRequest, consoleUrl: string | undefined) {
-  const path = `/approvals/${encodeURIComponent(r.id)}`;
-  return {
-    id: randomUUID(),
-    kind,
-    sentAt: new Date().toISOString(),
-    request: {
-      id: r.id,
-      kind: r.kind,
-      action: r.action,
-      state: r.state,
-      ...(r.outcome ? { outcome: r.outcome } : {}),
-      target: { kind: r.target.kind, name: r.target.name },
-      requester: r.requester.username,
-      reason: r.reason,
-      ...(r.ticket ? { ticket: r.ticket } : {}),
-      approvalsNeeded: r.approvalsNeeded,
-      approvals: r.approvals.map((a) => a.username),
-      approvers: r.approvers,
-      createdAt: r.createdAt,
-      expiresAt: r.expiresAt,
-      ...(r.closedBy ? { closedBy: r.closedBy.username } : {}),
-    },
-    link: consoleUrl ? new URL(path, consoleUrl).toString() : path,
-  };
-}
-
-const DELIVERY_TIMEOUT_MS = 5000;
-
-function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers }, timeout: DELIVERY_TIMEOUT_MS }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
-    req.end(body);
-  });
+  return channelView(fromStored(existing.data));
 }
 
 /**
- * Deliver `kind` about request `r` to every enabled channel subscribed to it. A failed delivery
- * never fails the transition: it is logged by channel id and status or error code only.
+ * Deliver one notification to every enabled channel subscribed to `kind`: the payload as the
+ * generic webhook's JSON body, the events for the human kinds. A failed delivery never fails
+ * the transition: it is logged by channel id and status or error code only.
  */
-export async function notify(rt: ConsoleRuntime, kind: NotificationKind, r: ApprovalRequest): Promise<void> {
+export async function deliverNotification(rt: ConsoleRuntime, kind: NotificationKind, payload: unknown, events: NotificationEvent[], ref: Record<string, string>): Promise<void> {
   try {
-    const channels = (await listChannels(rt)).filter((c) => c.enabled && c.events.includes(kind));
+    const channels = (await listChannels(rt)).filter((c) => c.enabled && c.events?.includes(kind));
     if (!channels.length) return;
     const key = await rt.masterKey();
-    const { readApprovalSettings } = await import('../approvals/settings');
-    const { settings } = await readApprovalSettings(rt.store);
-    const body = JSON.stringify(notificationPayload(kind, r, settings.consoleUrl));
     await Promise.all(
       channels.map(async (c) => {
-        try {
-          const status = await post(openString(key, c.urlSealed, urlAad(c.id)), body, {
-            'x-hdc-event': kind,
-            'x-hdc-signature': signBody(openString(key, c.secretSealed, secretAad(c.id)), body),
-          });
-          if (status < 200 || status >= 300) logger.warn('notification_failed', { channel: c.id, kind, request: r.id, status });
-          else logger.info('notification_sent', { channel: c.id, kind, request: r.id, status });
-        } catch (e) {
-          logger.warn('notification_failed', { channel: c.id, kind, request: r.id, error: String((e as { code?: string }).code ?? 'error') });
-        }
+        const r = await deliverToChannel(c, events, payload, { policy: { key, aad: AAD }, signing: 'standard' });
+        if (r.ok) logger.info('notification_sent', { channel: c.id, type: c.type, kind, ...ref, status: r.status });
+        else logger.warn('notification_failed', { channel: c.id, type: c.type, kind, ...ref, ...(r.status ? { status: r.status } : {}), error: r.error });
       }),
     );
   } catch (e) {
-    logger.error('notification_failed', { kind, request: r.id, error: (e as Error).name });
+    logger.error('notification_failed', { kind, ...ref, error: (e as Error).name });
   }
 }

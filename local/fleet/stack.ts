@@ -63,6 +63,8 @@ export interface StartFleetOptions {
   profile: FleetProfile;
   dynamodbEndpoint: string;
   masterKeyFile: string;
+  /** CA file the fleet trusts beside the system store (the local console's HTTPS front) */
+  extraCaFile?: string;
   /** other ports (experiments); defaults per profile */
   ports?: { http: number; lambda: number; jwks: number };
 }
@@ -126,6 +128,11 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     ACCESS_CLUSTER_NAME: DEV_CLUSTER,
     DEFAULT_PROXY_ADDR: 'teleport.hdc-local.test:443',
     FLEET_PUBLIC_ORIGIN: fleetUrl,
+    // alert channel secrets (the table is in memory: a key per start is enough)
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...(opts.extraCaFile ? { NODE_EXTRA_CA_CERTS: opts.extraCaFile } : {}),
+    // the poll continues a round it could not finish through serverless-offline's Lambda port
+    FLEET_LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
     AWS_REGION: 'eu-west-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',

@@ -26,6 +26,11 @@ describe('the fleet status endpoint (bearer token)', () => {
     expect(ok.body.health.status).toBe('healthy');
     expect(ok.body.audit.chain).toBe('ok');
     expect(ok.body.audit).toHaveProperty('lastFullVerificationAt');
+    // the head the fleet keeps as its witness, and this console's hash at a sequence the fleet names
+    expect(ok.body.audit.head).toEqual({ seq: expect.any(Number), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const w = await c.get(`/api/fleet/v1/status?witnessSeq=${ok.body.audit.head.seq}`, { authorization: `Bearer ${token}` });
+    expect(w.body.audit.witness).toEqual({ seq: ok.body.audit.head.seq, hash: ok.body.audit.head.hash });
+    expect((await c.get('/api/fleet/v1/status?witnessSeq=999999999', { authorization: `Bearer ${token}` })).body.audit.witness).toEqual({ seq: 999999999, hash: null });
     // one more failed sign-in is counted
     const before = ok.body.audit.failedLogins24h as number;
     expect((await new ConsoleClient(stack.consoleUrl, '127.0.0.7').login('op-auditor', 'not-the-password')).status).toBe(401);

@@ -6,7 +6,10 @@ import { loadConfig } from '../../lib/config';
 import { loadLinkKey, signRequest } from '../../lib/password-service/link';
 import { PasswordService } from '../../lib/password-service/service-side/service';
 import { callPasswordService } from '../../lib/password-service/console-side/client';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../../lib/errors';
+import { countInWindow, windowKey } from '../../lib/store/window';
+import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { ROOT } from '../../local/processes';
 import { stack, store } from '../support/stack';
 
@@ -30,6 +33,24 @@ describe('the signed internal link', () => {
   it('refuses a replayed request', async () => {
     const envelope = signRequest(await loadLinkKey(env), { op: 'health' });
     expect(await invokeRaw(envelope)).toMatchObject({ ok: true });
+    expect(await invokeRaw(envelope)).toEqual({ ok: false, code: 'link_replayed' });
+  });
+
+  it('refuses a replayed LAPS read: its nonce was spent with the rate window, the replay counts nothing', async () => {
+    const { config } = loadConfig(env);
+    const spec = lapsWindow(config, ws('WS-STD-04').guid);
+    await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: windowKey(spec) }));
+    const envelope = signRequest(await loadLinkKey(env), lapsRequest('WS-STD-04'));
+    const first = await invokeRaw(envelope);
+    expect(first.code).not.toBe('link_replayed');
+    expect(await countInWindow(store, spec)).toBe(1);
+    expect(await invokeRaw(envelope)).toEqual({ ok: false, code: 'link_replayed' });
+    expect(await countInWindow(store, spec)).toBe(1);
+  });
+
+  it('refuses a replay of a LAPS request refused before its rate window (the nonce is spent on every path)', async () => {
+    const envelope = signRequest(await loadLinkKey(env), lapsRequest('WS-STD-04', { computerGuid: 'not-a-guid' }));
+    expect(await invokeRaw(envelope)).toEqual({ ok: false, code: 'not_found' });
     expect(await invokeRaw(envelope)).toEqual({ ok: false, code: 'link_replayed' });
   });
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Attribute, Change, Client } from 'ldapts';
+import { Webhook } from 'standardwebhooks';
 import { guidFromBuffer } from '../../lib/directory/guid';
 import { getRecord, putRecord } from '../../lib/store/records';
 import type { ConsoleClient } from '../../local/console-client';
@@ -371,7 +372,11 @@ describe('approval requests: the state table', () => {
     // the approvers' notification: signed with the channel secret, links to the request in the SPA
     const hook = hooksFor(id, 'approval_requested')[0];
     expect(hook).toBeDefined();
-    expect(hook.headers['x-hdc-signature']).toBe(`sha256=${createHmac('sha256', hookSecret).update(hook.body).digest('hex')}`);
+    // Standard Webhooks: verified with that specification's library (the secret as raw bytes: not a whsec_ key)
+    const signed = { 'webhook-id': String(hook.headers['webhook-id']), 'webhook-timestamp': String(hook.headers['webhook-timestamp']), 'webhook-signature': String(hook.headers['webhook-signature']) };
+    expect(new Webhook(hookSecret, { format: 'raw' }).verify(hook.body, signed)).toMatchObject({ kind: 'approval_requested' });
+    expect(signed['webhook-signature']).toBe(`v1,${createHmac('sha256', hookSecret).update(`${signed['webhook-id']}.${signed['webhook-timestamp']}.${hook.body}`).digest('base64')}`);
+    expect(hook.headers['x-hdc-signature']).toBeUndefined();
     expect(JSON.parse(hook.body)).toMatchObject({ kind: 'approval_requested', link: `https://console.corp.example.test/approvals/${id}`, request: { action: 'users.unlock', requester: 'op-helpdesk' } });
 
     // self approval refused, pending stays

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { approversFor, approvalSettingsSchema, isNamedApprover, DEFAULT_APPROVAL_SETTINGS } from '../../lib/approvals/settings';
 import { classifyGroup, classifyUser, type ClassificationContext } from '../../lib/authz/classify';
 import type { OperatorRights } from '../../lib/authz/rights';
-import { notificationPayload, signBody } from '../../lib/notifications';
+import { notificationPayload } from '../../lib/approvals/notify';
+import { signWebhook } from '../../lib/channels';
 import { generatePassword } from '../../lib/password-service/service-side/reset';
 import { actionParamsSchema } from '../../lib/actions';
 
@@ -116,9 +117,11 @@ describe('generated passwords', () => {
 });
 
 describe('webhook signature and payload', () => {
-  it('HMAC-SHA256 of the raw body under the channel secret; the link opens the request in the SPA', () => {
+  it('Standard Webhooks: HMAC-SHA256 over id, timestamp and raw body; the link opens the request in the SPA', () => {
     const body = '{"a":1}';
-    expect(signBody('s3cret', body)).toBe(`sha256=${createHmac('sha256', 's3cret').update(body).digest('hex')}`);
+    const h = signWebhook('standard', 's3cret', body, 1_700_000_000_000);
+    expect(h['webhook-timestamp']).toBe('1700000000');
+    expect(h['webhook-signature']).toBe(`v1,${createHmac('sha256', 's3cret').update(`${h['webhook-id']}.1700000000.${body}`).digest('base64')}`);
     const req: any = {
       id: 'abc', kind: 'action', action: 'users.unlock', state: 'pending', target: { kind: 'user', name: 'dave', id: 'g', dn: 'CN=dave' }, requester: { username: 'op' },
       reason: 'r', approvalsNeeded: 1, approvals: [], approvers: { roles: [], operators: [] }, createdAt: 'x', expiresAt: 'y', parameters: { action: 'users.unlock' },

@@ -7,6 +7,7 @@ import { adminAuth, auditRowOf, call, NODE, personaHeaders, stack, tctl, type Pe
 // level, client), and changes nothing: the register, assignments and consoles read the same
 // afterwards and the cluster CLI was never asked to lock or remove anything.
 
+const NO_CHANNEL = '00000000-0000-4000-8000-0000000000cc';
 const ACME_CONSOLE = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
 
 /** audit.client: the target's client (details); audit.filed: the client the row is filed under (the caller's scope) */
@@ -56,6 +57,16 @@ const TABLE: Row[] = [
   { route: 'POST /api/nodes/{id}/unlock', path: `/api/nodes/${NODE.acmeGw01}/unlock`, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
   { route: 'GET /api/access/gateways', path: '/api/access/gateways', expect: signedIn, admin: { status: 200 } },
   { route: 'GET /api/access/autoupdate', path: '/api/access/autoupdate', expect: signedIn, admin: { status: 200 } },
+  { route: 'GET /api/consoles/{id}/status', path: `/api/consoles/${ACME_CONSOLE}/status`, expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'GET /api/alerts', path: '/api/alerts', expect: signedIn, admin: { status: 200 } },
+  { route: 'GET /api/alerts/settings', path: '/api/alerts/settings', expect: adminRoute, admin: { status: 200 } },
+  { route: 'PUT /api/alerts/settings', path: '/api/alerts/settings', body: { failedLoginsThreshold: 20 }, expect: adminRoute, admin: { status: 200 } },
+  { route: 'GET /api/alerts/channels', path: '/api/alerts/channels', expect: adminRoute, admin: { status: 200 } },
+  { route: 'POST /api/alerts/channels', path: '/api/alerts/channels', body: { name: 'guard', type: 'chat', url: 'https://chat.example.test/hook/guard' }, expect: adminRoute, admin: { status: 201 } },
+  // an unknown channel: administrators get 404, everyone else the admin refusal first
+  { route: 'PUT /api/alerts/channels/{id}', path: `/api/alerts/channels/${NO_CHANNEL}`, body: { enabled: false }, expect: adminRoute, admin: { status: 404 } },
+  { route: 'DELETE /api/alerts/channels/{id}', path: `/api/alerts/channels/${NO_CHANNEL}`, expect: adminRoute, admin: { status: 404 } },
+  { route: 'POST /api/alerts/channels/{id}/test', path: `/api/alerts/channels/${NO_CHANNEL}/test`, expect: adminRoute, admin: { status: 404 } },
 ];
 // The local login is anonymous by design (it is how the administrator signs in): tests in auth.test.ts.
 const ANONYMOUS_BY_DESIGN = ['POST /api/auth/login'];

@@ -138,6 +138,10 @@ export const WORDS: Record<string, string> = {
   kind_not_available: 'Not available for this kind.',
   lock_failed: 'The lock could not be set.',
   protected_node: 'That node is protected.',
+  url_required: 'A channel needs a URL.',
+  secrets_key_missing: 'The key that protects channel secrets is missing on the server.',
+  too_many_channels: 'Too many channels: remove one first.',
+  too_many_requests: 'Too many requests. Try again in a moment.',
 };
 
 const duration = (s: number) => (s >= 90 ? `${Math.ceil(s / 60)} min` : `${s} s`);

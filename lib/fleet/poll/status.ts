@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { openString } from '../../crypto/seal';
+import { httpsRequest, type OutboundError, type OutboundTrust, type PeerCertificate } from '../../outbound/https';
+import type { ConsoleRecord } from '../consoles';
+
+// One poll of one console: GET <url>/api/fleet/v1/status with its bearer token, under the
+// outbound rules (lib/outbound/https.ts), the answer parsed leniently: fields the fleet does not
+// know are ignored, a field it needs and cannot read is "no data" for the rules that use it.
+
+export const STATUS_PATH = '/api/fleet/v1/status';
+
+const point = z.object({ seq: z.number().int().min(0), hash: z.string().regex(/^[0-9a-f]{64}$/) });
+
+export const consoleStatusSchema = z.object({
+  instance: z.object({ version: z.string().max(128).optional() }).partial().default({}),
+  health: z.object({ status: z.string().max(32) }),
+  audit: z
+    .object({
+      chain: z.string().max(32).optional(),
+      failedLogins24h: z.number().int().min(0).nullable().optional(),
+      firstBadSeq: z.number().int().optional(),
+      problem: z.string().max(64).optional(),
+      /** the newest row of the console's chain (the fleet keeps it as its witness) */
+      head: point.nullable().optional(),
+      /** the console's hash at the sequence the fleet witnessed before (null: purged or absent) */
+      witness: z.object({ seq: z.number().int().min(0), hash: z.string().nullable() }).nullable().optional(),
+    })
+    .default({}),
+  directory: z
+    .object({ dcs: z.array(z.object({ name: z.string().max(256), url: z.string().max(512).optional(), state: z.string().max(16) })).max(64).default([]) })
+    .default({ dcs: [] }),
+});
+export type ConsoleStatus = z.output<typeof consoleStatusSchema>;
+
+export type PollError = OutboundError | 'invalid_response' | 'token_unreadable';
+
+export interface PollResult {
+  ok: boolean;
+  at: string;
+  ms: number;
+  status?: ConsoleStatus;
+  error?: PollError;
+  detail?: string;
+  httpStatus?: number;
+  /** the certificate the console presented, also when verification failed */
+  cert?: PeerCertificate;
+}
+
+export interface PollOptions {
+  masterKey: Buffer;
+  trust?: OutboundTrust;
+  timeoutMs?: number;
+  /** the audit sequence the fleet witnessed before: the console answers its hash there */
+  witnessSeq?: number;
+}
+
+const tokenAad = (id: string) => `fleet-console-token:${id}`;
+
+export async function pollConsole(c: ConsoleRecord, opts: PollOptions): Promise<PollResult> {
+  const at = new Date().toISOString();
+  let token: string;
+  try {
+    token = openString(opts.masterKey, c.sealedToken, tokenAad(c.id));
+  } catch {
+    return { ok: false, at, ms: 0, error: 'token_unreadable' };
+  }
+  const query = opts.witnessSeq !== undefined ? `?witnessSeq=${opts.witnessSeq}` : '';
+  const r = await httpsRequest(
+    { url: `${c.url}${STATUS_PATH}${query}`, method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, ca: c.ca, timeoutMs: opts.timeoutMs },
+    opts.trust,
+  );
+  const base = { at, ms: r.ms, ...(r.cert ? { cert: r.cert } : {}), ...(r.status ? { httpStatus: r.status } : {}) };
+  if (!r.ok) return { ok: false, ...base, error: r.error, ...(r.detail ? { detail: r.detail } : {}) };
+  try {
+    const status = consoleStatusSchema.parse(JSON.parse(r.body!.toString('utf8')));
+    return { ok: true, ...base, status };
+  } catch {
+    return { ok: false, ...base, error: 'invalid_response' };
+  }
+}

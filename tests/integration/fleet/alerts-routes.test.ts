@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { RUN_DIR } from '../../../local/processes';
+import { adminAuth, auditRowOf, call, personaHeaders, stack } from './support';
+
+// Alert settings and channels through the fleet plane's HTTP API: administrators only (the
+// guard table covers refusals), the spec's validation and edit semantics, write-only secrets
+// (never in an answer or an audit row), at most 20 channels, test sends audited and limited.
+
+const SECRET = 'channel-hmac-secret-Zq81';
+const HOOK = 'https://hooks.example.test/services/T000/B000/abcdefSECRETPATH?sig=QUERYSECRET';
+let auth: { assertion: string };
+const api = (method: string, path: string, body?: unknown) => call(method, path, { ...auth, body });
+
+beforeAll(async () => {
+  auth = await adminAuth();
+  for (const c of (await api('GET', '/api/alerts/channels')).body.channels) await api('DELETE', `/api/alerts/channels/${c.id}`);
+});
+
+describe('alert settings', () => {
+  it('reads the default, validates 1..100000, audits alerts.settings with old and new', async () => {
+    expect((await api('GET', '/api/alerts/settings')).body).toMatchObject({ failedLoginsThreshold: 20, channels: [] });
+    for (const bad of [0, 100001, 2.5, '30']) expect((await api('PUT', '/api/alerts/settings', { failedLoginsThreshold: bad })).status).toBe(400);
+    const r = await api('PUT', '/api/alerts/settings', { failedLoginsThreshold: 50 });
+    expect(r.body).toEqual({ failedLoginsThreshold: 50 });
+    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'alerts.settings', outcome: 'success', details: { old: { failedLoginsThreshold: 20 }, new: { failedLoginsThreshold: 50 } } });
+    await api('PUT', '/api/alerts/settings', { failedLoginsThreshold: 20 });
+  });
+});
+
+describe('channels', () => {
+  let id = '';
+  it('creates a webhook: URL and secret write-only (origin and "secret set" shown), audited with the origin only', async () => {
+    const r = await api('POST', '/api/alerts/channels', { name: 'ops', type: 'webhook', url: HOOK, secret: SECRET });
+    expect(r.status).toBe(201);
+    id = r.body.id;
+    expect(r.body).toMatchObject({ name: 'ops', type: 'webhook', enabled: true, urlOrigin: 'https://hooks.example.test', secretSet: true });
+    const listed = await api('GET', '/api/alerts/channels');
+    for (const text of [r.text, listed.text, (await api('GET', '/api/alerts/settings')).text]) expect(text).not.toMatch(/SECRETPATH|QUERYSECRET|channel-hmac-secret/);
+    const row = await auditRowOf(r.correlationId);
+    expect(row).toMatchObject({ event: 'alerts.channel.create', target: { id, name: 'webhook ops' }, details: { urlOrigin: 'https://hooks.example.test', signed: true } });
+    expect(JSON.stringify(row)).not.toMatch(/SECRETPATH|QUERYSECRET|channel-hmac-secret/);
+  });
+
+  it('validates: https only, secret 8..512, topic pattern, a new type needs the URL again', async () => {
+    expect((await api('POST', '/api/alerts/channels', { name: 'x', type: 'chat', url: 'http://chat.example.test/h' })).body.code).toBe('https_required');
+    expect((await api('POST', '/api/alerts/channels', { name: 'x', type: 'webhook', url: HOOK, secret: 'short' })).status).toBe(400);
+    expect((await api('POST', '/api/alerts/channels', { name: 'x', type: 'ntfy', url: 'https://ntfy.example.test', topic: 'no spaces' })).status).toBe(400);
+    expect((await api('POST', '/api/alerts/channels', { name: 'x', type: 'pager', url: HOOK })).status).toBe(400);
+    expect((await api('PUT', `/api/alerts/channels/${id}`, { type: 'chat' })).body.code).toBe('url_required');
+  });
+
+  it('edits: empty URL and secret keep them, disable without deletion, removeSecret clears; audited as the spec names it', async () => {
+    const r1 = await api('PUT', `/api/alerts/channels/${id}`, { url: '', secret: '', enabled: false });
+    expect(r1.body).toMatchObject({ enabled: false, secretSet: true, urlOrigin: 'https://hooks.example.test' });
+    expect(await auditRowOf(r1.correlationId)).toMatchObject({ event: 'alerts.channel.update', details: { changes: ['enabled=false'] } });
+    const r2 = await api('PUT', `/api/alerts/channels/${id}`, { removeSecret: true, url: 'https://other.example.test/h', enabled: true });
+    expect(r2.body).toMatchObject({ secretSet: false, urlOrigin: 'https://other.example.test', enabled: true });
+    expect((await auditRowOf(r2.correlationId)).details.changes.sort()).toEqual(['enabled=true', 'secret=cleared', 'url=replaced']);
+    const r3 = await api('PUT', `/api/alerts/channels/${id}`, { type: 'ntfy', url: 'https://ntfy.example.test', topic: 'fleet_ops-1', token: 'tk_secret_token' });
+    expect(r3.body).toMatchObject({ type: 'ntfy', topic: 'fleet_ops-1', tokenSet: true });
+    expect(JSON.stringify(await auditRowOf(r3.correlationId))).not.toContain('tk_secret_token');
+  });
+
+  it('test send: the delivery error is shown, recorded in history as test and audited with its code; 10 per minute', async () => {
+    // nothing listens on loopback port 9: connect_error
+    const c = await api('POST', '/api/alerts/channels', { name: 'dead', type: 'chat', url: 'https://127.0.0.1:9/hook' });
+    const t = await api('POST', `/api/alerts/channels/${c.body.id}/test`);
+    expect(t.body).toEqual({ ok: false, error: 'connect_error' });
+    expect(await auditRowOf(t.correlationId)).toMatchObject({ event: 'alerts.channel.test', outcome: 'error', reason: 'connect_error', target: { name: 'chat dead' } });
+    const alerts = await api('GET', '/api/alerts');
+    // the scheduled poll may add entries of its own meanwhile: find ours
+    expect(alerts.body.history.find((h: any) => h.event === 'test' && h.channelId === c.body.id)).toMatchObject({ alert: null, deliveries: [{ ok: false, error: 'connect_error' }] });
+    expect((await api('GET', '/api/alerts/channels')).body.channels.find((x: any) => x.id === c.body.id).lastDelivery).toMatchObject({ ok: false, error: 'connect_error' });
+    // a technician sees no test entry (no alert, no client)
+    const tech = await call('GET', '/api/alerts', await personaHeaders('operator'));
+    expect(tech.status).toBe(200);
+    expect(tech.body.history.filter((h: any) => h.event === 'test')).toEqual([]);
+    const codes: number[] = [];
+    for (let i = 0; i < 10; i++) codes.push((await api('POST', `/api/alerts/channels/${c.body.id}/test`)).status);
+    expect(codes.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
+    const refused = await api('POST', `/api/alerts/channels/${c.body.id}/test`);
+    expect(refused.status).toBe(429);
+    expect(await auditRowOf(refused.correlationId)).toMatchObject({ event: 'alerts.channel.test', outcome: 'denied', reason: 'too_many_requests' });
+  });
+
+  it('at most 20 channels; delete is audited', async () => {
+    const have = (await api('GET', '/api/alerts/channels')).body.channels.length;
+    for (let i = have; i < 20; i++) expect((await api('POST', '/api/alerts/channels', { name: `c${i}`, type: 'chat', url: `https://chat.example.test/${i}` })).status).toBe(201);
+    expect((await api('POST', '/api/alerts/channels', { name: 'one too many', type: 'chat', url: 'https://chat.example.test/21' })).body.code).toBe('too_many_channels');
+    const d = await api('DELETE', `/api/alerts/channels/${id}`);
+    expect(d.status).toBe(204);
+    expect(await auditRowOf(d.correlationId)).toMatchObject({ event: 'alerts.channel.delete', target: { id } });
+    for (const c of (await api('GET', '/api/alerts/channels')).body.channels) await api('DELETE', `/api/alerts/channels/${c.id}`);
+  });
+});
+
+describe('the scheduled poll (serverless-offline runs rate(1 minute) on minute boundaries)', () => {
+  it('completes a round over the registered consoles, kept in DynamoDB and shown by GET /api/alerts', async () => {
+    // a round completed within the last 75 s: this stack's scheduler ran it (not a leftover)
+    const fresh = (r: any) => !!r?.completedAt && Date.now() - Date.parse(r.completedAt) < 75_000;
+    let round: any = null;
+    for (let i = 0; i < 45 && !fresh(round); i++) {
+      round = (await api('GET', '/api/alerts')).body.round;
+      if (!fresh(round)) await new Promise((r) => setTimeout(r, 2000));
+    }
+    expect(round).toMatchObject({ completedAt: expect.any(String), consoles: expect.any(Number) });
+    expect(round.consoles).toBeGreaterThanOrEqual(2);
+    expect((await api('GET', '/api/alerts')).body.lastEvaluationAt).toEqual(expect.any(String));
+    // the seeded consoles have names that do not resolve: polled, failed with dns_error, no token anywhere
+    const seeded = stack.consoles.find((c) => c.clientCode === 'acme')!;
+    const st = await api('GET', `/api/consoles/${seeded.id}/status`);
+    expect(st.body).toMatchObject({ consoleId: seeded.id, polled: true, ok: false, error: 'dns_error', version: null });
+  }, 120_000);
+});
+
+describe('channel secrets in the logs', () => {
+  it('no URL path, query, HMAC secret or token of a channel in the fleet process log (audit stream included)', () => {
+    const log = fs.readFileSync(path.join(RUN_DIR, `${process.env.HDC_STACK_PROFILE === 'dev' ? 'dev' : 'test'}-fleet-offline.log`), 'utf8');
+    expect(log).toContain('"category":"Audit"');
+    for (const s of ['SECRETPATH', 'QUERYSECRET', SECRET, 'tk_secret_token']) expect(log.includes(s)).toBe(false);
+  });
+});
