@@ -1,4 +1,5 @@
-// Two projects: unit (no outside system) and integration (real Samba AD, DynamoDB Local, serverless-offline).
+// Three projects: unit (no outside system), integration (real Samba AD, DynamoDB Local,
+// serverless-offline) and e2e (the web app in Debian's Chromium against the same stack).
 const common = {
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|dynamodb-toolbox|ldapts|otpauth)/)'],
@@ -14,6 +15,8 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
   ],
 };

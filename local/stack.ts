@@ -8,6 +8,7 @@ import { callPasswordService } from '../lib/password-service/console-side/client
 import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
 import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
 import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
+import { buildWeb, WEB_DIST } from './web';
 import { linkLocalConsole, stopConsoleLink } from './fleet/console-link';
 
 // The local stack: the two Samba DCs (local/directory), DynamoDB Local, serverless-offline with
@@ -23,6 +24,8 @@ export interface StackOptions {
 }
 export interface StackInfo {
   consoleUrl: string;
+  /** the console's web app (local/web-server.ts: the built app, /api/* passed to consoleUrl); its public origin */
+  consoleWebUrl: string;
   /** the console's own Lambda endpoint (its functions: approvalsExpiry, ...) */
   lambdaEndpoint: string;
   /** the password service's Lambda endpoint (its own process) */
@@ -44,8 +47,8 @@ export interface StackInfo {
 }
 
 const PORTS = {
-  dev: { http: 3000, lambda: 3002, passwordService: 3004, dynamodb: 8000 },
-  test: { http: 3100, lambda: 3102, passwordService: 3104, dynamodb: 8100 },
+  dev: { http: 3000, lambda: 3002, passwordService: 3004, dynamodb: 8000, web: 3010 },
+  test: { http: 3100, lambda: 3102, passwordService: 3104, dynamodb: 8100, web: 3110 },
 };
 
 /** Profile settings of the console beyond the defaults: the test profile expires approvals every minute. */
@@ -113,6 +116,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   fs.writeFileSync(resetFile, directory.technicalAccounts.reset.password, { mode: 0o600 });
 
   ensureJava();
+  await buildWeb();
   const jar = dynamoJar();
   log(`DynamoDB Local on 127.0.0.1:${ports.dynamodb} (in memory)`);
   startProcess(`${opts.profile}-dynamodb`, 'java', [`-Djava.library.path=${jar}/DynamoDBLocal_lib`, '-jar', `${jar}/DynamoDBLocal.jar`, '-inMemory', '-port', String(ports.dynamodb)], process.env);
@@ -126,6 +130,8 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   await ensureTable(store);
 
   const consoleUrl = `http://127.0.0.1:${ports.http}`;
+  // the web app and the API share this origin (the CloudFront distribution in AWS)
+  const consoleWebUrl = `http://127.0.0.1:${ports.web}`;
   const stage = opts.profile === 'dev' ? 'local' : 'test';
   const passwordServiceEndpoint = `http://127.0.0.1:${ports.passwordService}`;
   const passwordServiceFunction = `hdc-password-service-${stage}-passwordService`;
@@ -158,7 +164,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     HDC_LAMBDA_ENDPOINT: passwordServiceEndpoint,
     // notification receivers in tests are HTTPS servers on loopback with certificates of the local test CA
     NODE_EXTRA_CA_CERTS: directory.caFile,
-    Hosting__PublicOrigin: consoleUrl,
+    Hosting__PublicOrigin: consoleWebUrl,
     Helpdesk__Enabled: 'true',
     Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
   };
@@ -176,7 +182,15 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     ['offline', 'start', '--stage', stage, '--httpPort', String(ports.http), '--lambdaPort', String(ports.lambda)],
     env,
   );
+  log(`web app on ${consoleWebUrl} (API under /api/* passed to ${consoleUrl})`);
+  startProcess(`${opts.profile}-web`, process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'local/web-server.ts')], {
+    ...withoutServiceSecrets(process.env),
+    HDC_WEB_PORT: String(ports.web),
+    HDC_WEB_API_URL: consoleUrl,
+    HDC_WEB_DIST: WEB_DIST,
+  });
   await waitFor('serverless-offline', async () => (await fetch(`${consoleUrl}/health/live`)).status === 200, 180000);
+  await waitFor('web app', async () => (await fetch(`${consoleWebUrl}/health/live`)).status === 200, 30000);
   // a service with no HTTP event prints no "Server ready": its Lambda port answering is the sign
   await waitFor('password service', () => portOpen(ports.passwordService), 180000);
 
@@ -191,6 +205,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   if (opts.profile === 'dev') fleet.consoles.push({ ...(await linkLocalConsole({ consoleUrl, consoleStore: store, caFile: directory.caFile, fleetDynamo: dynamodbEndpoint, fleetTable: fleet.tableName, masterKey })), clientCode: 'acme' });
   const info: StackInfo = {
     consoleUrl,
+    consoleWebUrl,
     lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
     passwordServiceEndpoint,
     pids: { console: consoleProcess.pid!, passwordService: service.pid! },
@@ -214,6 +229,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
 export async function stopStack(profile: 'dev' | 'test', opts: { directory?: boolean } = {}) {
   if (profile === 'dev') await stopConsoleLink();
   await stopFleet(profile);
+  await stopRecorded(`${profile}-web`);
   await stopRecorded(`${profile}-offline`);
   await stopRecorded(`${profile}-password-service`);
   await stopRecorded(`${profile}-dynamodb`);

@@ -20,6 +20,7 @@ async function main() {
     const info = await startStack({ profile: 'dev' });
     log(`up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     console.log(`
+  Console (web)    ${info.consoleWebUrl}   <- open this in a browser
   Console API      ${info.consoleUrl}   (health: ${info.consoleUrl}/health/ready, API description: ${info.consoleUrl}/openapi/v1.json)
   Fleet plane      ${info.fleetUrl}   (local administrator ${info.fleetAdmin.username} / ${info.fleetAdmin.password}; clients ${info.fleetClients.join(', ')};
                    access-platform token: npm run -s fleet:token -- <user> <role>...)

@@ -18,8 +18,16 @@ function ensureOathtool() {
   spawnSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends oathtool'], { stdio: 'inherit' });
 }
 
+/** The e2e tests drive Debian's Chromium (playwright-core cannot download a browser here). */
+function ensureChromium() {
+  if (fs.existsSync(process.env.HDC_CHROMIUM ?? '/usr/bin/chromium')) return;
+  log('installing chromium (Debian) for the web app tests');
+  spawnSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium'], { stdio: 'inherit' });
+}
+
 async function main() {
   ensureOathtool();
+  ensureChromium();
   const extra = process.argv.slice(2);
   // `npm test -- tests/integration/x.test.ts` runs only the named files: a phase none of them
   // belongs to passes with no tests
@@ -38,12 +46,15 @@ async function main() {
       },
     });
     // --forceExit: a socket left open by a test must not hold CI until the directory's idle timeout
-    code = jest(['--selectProjects', 'integration', '--runInBand', '--forceExit', ...named, ...extra], {
+    const env = {
       ...process.env,
       HDC_STACK_PROFILE: 'test',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN', // the audit stream of the tests' own appends
-    });
+    };
+    code = jest(['--selectProjects', 'integration', '--runInBand', '--forceExit', ...named, ...extra], env);
+    // then the web app in a real browser, against the same stack
+    if (code === 0) code = jest(['--selectProjects', 'e2e', '--runInBand', '--forceExit', ...named, ...extra], env);
   } catch (e) {
     console.error(`[hdc] integration stack failed: ${(e as Error).stack}`);
   } finally {

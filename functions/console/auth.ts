@@ -72,6 +72,10 @@ const me = defineRoute({
         permissions: [...rights.permissions].sort(),
         stepUpMode: settings?.stepUpMode,
         stepUpAt: session?.stepUpAt ? new Date(session.stepUpAt * 1000).toISOString() : null,
+        // how long a step-up lasts (Authentication:StepUpWindow): the web app shows the time left
+        stepUpWindowSeconds: rt.config.Authentication.StepUpWindow,
+        // the instance's name in the top bar (the spec's branding title has no API yet)
+        instance: settings?.domain,
       },
     };
   },

@@ -16,6 +16,8 @@ export const computerViewSchema = z.object({
   enabled: z.boolean(),
   lapsExpiry: z.string().nullable(),
   protected: z.boolean(),
+  /** the OU the computer sits in (its parent DN), shown beside the name */
+  ou: z.string(),
 });
 export type ComputerView = z.infer<typeof computerViewSchema>;
 
@@ -33,7 +35,14 @@ export function computerView(f: ObjectFacts, isVip: boolean): ComputerView {
     enabled: ((f.userAccountControl ?? 0) & 0x2) === 0,
     lapsExpiry: fileTimeToIso(a['msLAPS-PasswordExpirationTime']) ?? fileTimeToIso(a['ms-Mcs-AdmPwdExpirationTime']) ?? null,
     protected: isVip,
+    ou: parentDn(f.dn),
   };
+}
+
+/** The DN of an object's container: everything after its first unescaped comma. */
+export function parentDn(dn: string): string {
+  const m = /^(?:[^,\\]|\\.)*,(.*)$/.exec(dn);
+  return m ? m[1] : '';
 }
 
 /** Detail view with display hints (the hints decide nothing: every action is decided again). */

@@ -8,7 +8,8 @@ import { auditMark, auditSince, signedIn, stack } from '../support/stack';
 // `{ code }`, and a session cookie that ends with the browser.
 // Deliberate refusals come from their own loopback address (sign-in limits of other files).
 const client = () => new ConsoleClient(stack.consoleUrl, '127.0.0.9');
-const OWN = stack.consoleUrl;
+// the public origin is the web app's (it passes /api/* to the API: one origin, as CloudFront in AWS)
+const OWN = stack.consoleWebUrl;
 const EVIL = 'https://evil.example';
 const CORS = /^access-control-/;
 

@@ -103,6 +103,7 @@ describe('computers: listing and detail', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ name: 'WS-STD-01', enabled: true, actions: { revealLaps: true, expireLaps: true } });
     expect(ok.body.lapsExpiry).toMatch(/^\d{4}-/);
+    expect(ok.body.ou).toBe(computer('WS-STD-01').dn.replace(/^CN=WS-STD-01,/, '')); // its container, shown by the web app
     const vip = await c.get(`/api/computers/${computer('WS-VIP-01').guid}`);
     expect(vip.body).toMatchObject({ protected: true, actions: { revealLaps: false, expireLaps: false } });
 

@@ -44,7 +44,7 @@ describe('step-up and the step-up mode', () => {
 
     const back = await c.put('/api/settings/step-up-mode', { mode: 'authenticator' });
     expect(back.status).toBe(200);
-    expect((await c.get('/api/auth/me')).body.stepUpMode).toBe('authenticator');
+    expect((await c.get('/api/auth/me')).body).toMatchObject({ stepUpMode: 'authenticator', stepUpWindowSeconds: 300 }); // the web app shows the time left
 
     // the window opened with the password (mode password) does not satisfy mode authenticator
     mark = await auditMark();

@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { securityHeaders } from '../lib/http/browser';
+
+// Local stand-in for CloudFront in front of the console: the built web app from its folder
+// (index.html for every app path, like the distribution's 404 → /index.html rule), and /api/*,
+// /health/* and /openapi/* passed to the console API (serverless-offline) with the request's own
+// headers (Origin, Cookie, X-CSRF-TOKEN): the app and the API share one origin, so the
+// `__Host-hdc` cookie and the CSRF check work unchanged.
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+const PROXIED = /^\/(api|health|openapi)(\/|$)/;
+// hop-by-hop headers are the connection's own, never forwarded
+const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+export interface WebServerOptions {
+  port: number;
+  apiUrl: string;
+  dist: string;
+  publicOrigin?: string;
+}
+
+export function createWebServer(opts: WebServerOptions): http.Server {
+  const api = new URL(opts.apiUrl);
+  const security = securityHeaders({ publicOrigin: opts.publicOrigin, hstsMaxAge: 0 });
+  const distRoot = path.resolve(opts.dist);
+
+  const proxy = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP.has(k)));
+    headers.host = api.host;
+    headers['x-forwarded-host'] = req.headers.host ?? '';
+    const up = http.request({ hostname: api.hostname, port: api.port, method: req.method, path: req.url, headers }, (r) => {
+      const out: http.OutgoingHttpHeaders = {};
+      for (const [k, v] of Object.entries(r.headers)) if (!HOP.has(k) && v !== undefined) out[k] = v;
+      res.writeHead(r.statusCode ?? 502, out);
+      r.pipe(res);
+    });
+    up.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...security });
+      res.end(JSON.stringify({ code: 'api_unreachable' }));
+    });
+    req.pipe(up);
+  };
+
+  const file = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { 'content-type': 'application/json; charset=utf-8', ...security });
+      return res.end(JSON.stringify({ code: 'method_not_allowed' }));
+    }
+    let p: string;
+    try {
+      p = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    } catch {
+      p = '/';
+    }
+    let full = path.resolve(distRoot, `.${p}`);
+    const asset = full.startsWith(distRoot + path.sep) && fs.existsSync(full) && fs.statSync(full).isFile();
+    if (!asset) {
+      // an app path (/computers/…, /approvals/<id>): the app itself; a missing asset: 404
+      if (p.startsWith('/assets/')) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...security });
+        return res.end('not found');
+      }
+      full = path.join(distRoot, 'index.html');
+    }
+    const body = fs.readFileSync(full);
+    const hashed = full.includes(`${path.sep}assets${path.sep}`);
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(full)] ?? 'application/octet-stream',
+      // hashed assets are immutable; index.html is asked again each time (a new build shows at once)
+      'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
+      ...security,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+
+  return http.createServer((req, res) => (PROXIED.test(req.url ?? '') ? proxy(req, res) : file(req, res)));
+}
+
+if (require.main === module) {
+  const port = Number(process.env.HDC_WEB_PORT ?? 3010);
+  const server = createWebServer({
+    port,
+    apiUrl: process.env.HDC_WEB_API_URL ?? 'http://127.0.0.1:3000',
+    dist: process.env.HDC_WEB_DIST ?? path.join(__dirname, '../web/console/dist'),
+    publicOrigin: `http://127.0.0.1:${port}`,
+  });
+  server.listen(port, '127.0.0.1', () => process.stdout.write(`web app on http://127.0.0.1:${port}\n`));
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { loadConfig } from '../../lib/config';
+import { lapsWindow } from '../../lib/password-service/service-side/service';
+import { windowKey } from '../../lib/store/window';
+import { RUN_DIR, ROOT } from '../../local/processes';
+import { account, nextCode, stack, store } from '../support/stack';
+
+// The web app in Debian's Chromium (playwright-core), against the stack `npm test` started: the
+// app from local/web-server.ts (the CloudFront stand-in), the API behind it. Each context records
+// a HAR and the page's console, searched for secrets by the tests.
+
+export const WEB = stack.consoleWebUrl;
+export const CHROMIUM = process.env.HDC_CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = path.join(RUN_DIR, 'e2e');
+export const SCREENSHOTS = path.join(ROOT, 'docs/screenshots');
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export interface Watched {
+  context: BrowserContext;
+  page: Page;
+  /** every console message and page error of the context's pages */
+  consoleLines: string[];
+  harFile: string;
+}
+
+/**
+ * A browser context on the web app with a HAR (URLs, headers, cookies, request bodies; response
+ * bodies left out: the reveal's answer carries the password to the page by design) and the
+ * console's output kept.
+ */
+export async function openContext(browser: Browser, name: string): Promise<Watched> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const harFile = path.join(ARTIFACTS, `${name}.har`);
+  const context = await browser.newContext({
+    baseURL: WEB,
+    viewport: { width: 1280, height: 860 },
+    recordHar: { path: harFile, content: 'omit' },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const consoleLines: string[] = [];
+  context.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+  context.on('weberror', (e) => consoleLines.push(`pageerror: ${e.error().message}`));
+  const page = await context.newPage();
+  return { context, page, consoleLines, harFile };
+}
+
+/** Sign in through the form: password and a real authenticator code (RFC 6238, from the seeded key). */
+export async function signInWithForm(page: Page, username: string) {
+  const a = account(username);
+  await page.getByLabel('User name').fill(username);
+  await page.getByLabel('Password').fill(a.password);
+  await page.getByLabel('Authenticator code').fill(await nextCode(username));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('operator').waitFor();
+}
+
+/** A page signed in through the form (each sign-in takes one of the operator's single-use codes). */
+export async function signInAs(page: Page, username: string, at = '/') {
+  await page.goto(at);
+  await signInWithForm(page, username);
+}
+
+/** Answer the app's step-up prompt with the operator's next authenticator code. */
+export async function stepUpInDialog(page: Page, username: string) {
+  const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+  await dialog.getByLabel('Authenticator code').fill(await nextCode(username));
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+const config = loadConfig({}).config;
+/** Empty a computer's LAPS rate window (the integration tests read the seeded computers too). */
+export const clearLapsWindow = (guid: string) => store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: windowKey(lapsWindow(config, guid)) }));
+
+/** Everything a page keeps: storages, cookies, caches, IndexedDB names, history and URL. */
+export async function browserState(w: Watched): Promise<string> {
+  const inPage = await w.page.evaluate(async () => {
+    const dump = (s: Storage) => Object.fromEntries(Array.from({ length: s.length }, (_, i) => [s.key(i), s.getItem(s.key(i)!)]));
+    const caches = 'caches' in self ? await self.caches.keys() : [];
+    const dbs = indexedDB.databases ? await indexedDB.databases() : [];
+    return { local: dump(localStorage), session: dump(sessionStorage), caches, dbs, url: location.href, historyState: history.state, historyLength: history.length, title: document.title };
+  });
+  const cookies = await w.context.cookies();
+  const storage = await w.context.storageState();
+  return JSON.stringify({ inPage, cookies, storage });
+}
+
+/** The HAR of a closed context, as text. */
+export const harText = (w: Watched) => fs.readFileSync(w.harFile, 'utf8');
+
+/** axe-core run in the page (injected through the DevTools protocol: the app's CSP allows no inline script). */
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+export async function criticalViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: string[] }>> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  const r = await page.evaluate(async () => {
+    const res = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return res.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
+  });
+  return r.filter((v: { impact: string }) => v.impact === 'critical');
+}
+
+/** Press Tab until the element has focus: every control must be reachable by keyboard. */
+export async function reachByTab(page: Page, selector: string, max = 60): Promise<boolean> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement === document.querySelector(s), selector)) return true;
+  }
+  return false;
+}
+
+export async function screenshot(page: Page, name: string) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+
+export const computer = (name: string) => {
+  const c = stack.directory.computers.find((x) => x.name === name) as (typeof stack.directory.computers)[number] & { lapsPassword?: string };
+  if (!c) throw new Error(`no seeded computer ${name}`);
+  return c;
+};

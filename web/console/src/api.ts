@@ -1,0 +1,84 @@
+// The one way the app talks to the API: same origin, the session cookie (__Host-hdc) sent by the
+// browser, the CSRF token of the session on every POST/PUT/DELETE. No cache of any answer: each
+// screen asks again, and a secret (LAPS or reset password) only lives in the component showing it.
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly body: Record<string, any>,
+  ) {
+    super(code);
+  }
+}
+
+let csrf: string | undefined;
+let expiredListener: (() => void) | undefined;
+
+export const setCsrfToken = (t: string | undefined) => {
+  csrf = t;
+};
+/** Called when a signed-in call answers that the session is gone (expired, revoked, signed out elsewhere). */
+export const onSessionExpired = (l: () => void) => {
+  expiredListener = l;
+};
+
+async function csrfToken(): Promise<string> {
+  if (!csrf) {
+    const r = await fetch('/api/auth/antiforgery', { credentials: 'same-origin', cache: 'no-store' });
+    csrf = ((await r.json()) as { token: string }).token;
+  }
+  return csrf;
+}
+
+export async function api<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const h: Record<string, string> = { accept: 'application/json', ...headers };
+  if (method !== 'GET') {
+    h['x-csrf-token'] = await csrfToken();
+    if (body !== undefined) h['content-type'] = 'application/json';
+  }
+  let r: Response;
+  try {
+    r = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    throw new ApiFailure(0, 'network_error', {});
+  }
+  const text = await r.text();
+  let data: any;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  if (!r.ok) {
+    const code: string = data?.code ?? `http_${r.status}`;
+    if (code === 'csrf_token_invalid' || code === 'csrf_token_missing') csrf = undefined;
+    if (r.status === 401 && (code === 'unauthenticated' || code === 'session_revoked')) expiredListener?.();
+    throw new ApiFailure(r.status, code, data ?? {});
+  }
+  return data as T;
+}
+
+export const get = <T = any>(path: string) => api<T>('GET', path);
+export const post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => api<T>('POST', path, body ?? {}, headers);
+export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
+export const del = <T = any>(path: string) => api<T>('DELETE', path);
+
+export const qs = (params: Record<string, string | undefined>) => {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) u.set(k, v);
+  const s = u.toString();
+  return s ? `?${s}` : '';
+};
+
+export interface Me {
+  username: string;
+  displayName?: string;
+  provider: string;
+  superAdministrator: boolean;
+  permissions: string[];
+  stepUpMode?: 'authenticator' | 'password' | 'none';
+  stepUpAt: string | null;
+  stepUpWindowSeconds: number;
+  instance?: string;
+}

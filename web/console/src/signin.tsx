@@ -1,0 +1,87 @@
+import { useState } from 'react';
+import { renderSVG } from 'uqr';
+import { ApiFailure, post, setCsrfToken } from './api';
+import { ErrorText, useAction } from './ui';
+
+// Sign-in: user name, password and authenticator code in one form; an operator without an
+// authenticator enrols inside it (scan the key or type it, then the first code). No session
+// exists before that last step.
+export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => void; expired?: boolean; instance?: string }) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [enrol, setEnrol] = useState<{ secret: string; uri: string }>();
+  const a = useAction();
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    a.setError(undefined);
+    try {
+      const r = await post<{ csrfToken: string }>('/api/auth/login', { username, password, ...(code.trim() ? { code: code.trim() } : {}) });
+      setCsrfToken(r.csrfToken);
+      setPassword('');
+      setCode('');
+      setEnrol(undefined);
+      onSignedIn();
+    } catch (err) {
+      if (err instanceof ApiFailure && err.code === 'totp_enrolment_required') {
+        setEnrol({ secret: err.body.secret, uri: err.body.otpauthUri });
+        setCode('');
+        return;
+      }
+      if (err instanceof ApiFailure && (err.code === 'csrf_token_invalid' || err.code === 'csrf_token_missing')) setCsrfToken(undefined);
+      a.setError(err);
+    }
+  };
+
+  const Wrap = expired ? 'div' : 'main'; // over a page (session ended): not a second main landmark
+  return (
+    <Wrap className="signin" id={expired ? undefined : 'main'}>
+      <form onSubmit={submit} className="card" aria-labelledby="signin-title">
+        <h1 id="signin-title">{enrol ? 'Set up your authenticator' : 'Sign in'}</h1>
+        {instance && <p className="muted">{instance}</p>}
+        {expired && !enrol && <p className="notice">Your session ended. Sign in again: what you were doing stays on the page.</p>}
+        {!enrol ? (
+          <>
+            <label>
+              User name
+              <input name="username" autoComplete="username" required autoFocus value={username} onChange={(e) => setUsername(e.target.value)} />
+            </label>
+            <label>
+              Password
+              <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+            </label>
+            <label>
+              Authenticator code
+              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} aria-describedby="code-hint" />
+            </label>
+            <p id="code-hint" className="hint">
+              Leave the code empty if you have not set up an authenticator app yet.
+            </p>
+          </>
+        ) : (
+          <>
+            <p>Scan this code with your authenticator app, or type the key, then enter the first code it shows.</p>
+            <img className="qr" alt="QR code of your authenticator key" src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(renderSVG(enrol.uri, { border: 2 }))}`} />
+            <p>
+              Key: <code className="secret key" data-testid="enrol-secret">{enrol.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
+            </p>
+            <label>
+              First code
+              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" maxLength={6} required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
+            </label>
+          </>
+        )}
+        <ErrorText error={a.error} />
+        <div className="actions">
+          <button type="submit">{enrol ? 'Finish and sign in' : 'Sign in'}</button>
+          {enrol && (
+            <button type="button" className="secondary" onClick={() => setEnrol(undefined)}>
+              Back
+            </button>
+          )}
+        </div>
+      </form>
+    </Wrap>
+  );
+}
