@@ -99,7 +99,7 @@ test('a member is added to a group from a search; the answer tells each member',
   await stepUpIfAsked(page, status);
   await expect(status.textContent()).resolves.toBe('Members added.');
   await expect(dialog.getByRole('list', { name: 'Result per member' }).textContent()).resolves.toMatch(/alice.*: added$/i);
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await page.getByRole('listitem').filter({ hasText: /alice/i }).first().waitFor(); // the member list is read again
 });
 
