@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { channelInputSchema, channelView } from '@lib/channels';
-import { isApiError } from '@lib/errors';
-import { createFleetChannel, deleteFleetChannel, fleetChannelPolicy, getFleetChannel, listFleetChannels, updateFleetChannel } from '@lib/fleet/alerts/channels';
-import { sendTestNotification } from '@lib/fleet/alerts/notify';
-import { alertSettingsSchema, readAlertSettings, writeAlertSettings } from '@lib/fleet/alerts/store';
-import { alertsView, changeList, channelTarget, takeTestSend } from '@lib/fleet/alerts/view';
+import { channelInputSchema } from '@lib/channels';
+import { addAlertChannel, alertChannelsView, alertSettingsView, alertsInScope, changeAlertSettings, editAlertChannel, removeAlertChannel, testAlertChannel } from '@lib/fleet/alerts-admin';
+import { alertSettingsSchema } from '@lib/fleet/alerts/store';
 import { fleetHandler } from '@lib/fleet/http';
 import { defineFleetRoute } from '@lib/fleet/route';
-import { notFound } from '@lib/errors';
 
 // Alerts (scoped read) and alert settings and channels (administrators only, reads included).
+// Scoping and audit rows live in lib/fleet/alerts-admin.ts.
 const idParams = z.object({ id: z.uuid() });
 
 const list = defineFleetRoute({
@@ -18,7 +15,7 @@ const list = defineFleetRoute({
   summary: 'Active alerts and history (200) of the clients in scope, last evaluation',
   access: 'signed-in',
   async handle({ rt, access }) {
-    return { body: await alertsView(rt.store, access!.visibleCodes()) };
+    return { body: await alertsInScope(rt, access!) };
   },
 });
 
@@ -28,8 +25,7 @@ const getSettings = defineFleetRoute({
   summary: 'Alert settings and channels (administrators)',
   access: 'admin',
   async handle({ rt }) {
-    const [settings, channels] = await Promise.all([readAlertSettings(rt.store), listFleetChannels(rt.store)]);
-    return { body: { ...settings, channels: channels.map(channelView) } };
+    return { body: await alertSettingsView(rt) };
   },
 });
 
@@ -40,9 +36,7 @@ const putSettings = defineFleetRoute({
   access: 'admin',
   body: alertSettingsSchema,
   async handle({ rt, body, actor, correlationId }) {
-    const out = await writeAlertSettings(rt.store, body);
-    await rt.audit.append({ event: 'alerts.settings', outcome: 'success', actor, correlationId, details: { old: out.old, new: out.new } });
-    return { body: out.new };
+    return { body: await changeAlertSettings(rt, body, { actor, correlationId }) };
   },
 });
 
@@ -52,7 +46,7 @@ const listChannels = defineFleetRoute({
   summary: 'Notification channels: type, name, URL origin, secret set (administrators)',
   access: 'admin',
   async handle({ rt }) {
-    return { body: { channels: (await listFleetChannels(rt.store)).map(channelView) } };
+    return { body: await alertChannelsView(rt) };
   },
 });
 
@@ -63,9 +57,7 @@ const create = defineFleetRoute({
   access: 'admin',
   body: channelInputSchema,
   async handle({ rt, body, actor, correlationId }) {
-    const c = await createFleetChannel(rt.store, fleetChannelPolicy(rt.config), body);
-    await rt.audit.append({ event: 'alerts.channel.create', outcome: 'success', actor, target: channelTarget(c), correlationId, details: { type: c.type, urlOrigin: c.urlOrigin, enabled: c.enabled, signed: !!c.sealedSecret, ...(c.topic ? { topic: c.topic } : {}) } });
-    return { status: 201, body: channelView(c) };
+    return { status: 201, body: await addAlertChannel(rt, body, { actor, correlationId }) };
   },
 });
 
@@ -77,9 +69,7 @@ const update = defineFleetRoute({
   params: idParams,
   body: channelInputSchema,
   async handle({ rt, params, body, actor, correlationId }) {
-    const out = await updateFleetChannel(rt.store, fleetChannelPolicy(rt.config), params.id, body);
-    await rt.audit.append({ event: 'alerts.channel.update', outcome: 'success', actor, target: channelTarget(out.record), correlationId, details: { changes: changeList(out.changes) } });
-    return { body: channelView(out.record) };
+    return { body: await editAlertChannel(rt, params.id, body, { actor, correlationId }) };
   },
 });
 
@@ -90,8 +80,7 @@ const remove = defineFleetRoute({
   access: 'admin',
   params: idParams,
   async handle({ rt, params, actor, correlationId }) {
-    const c = await deleteFleetChannel(rt.store, params.id);
-    await rt.audit.append({ event: 'alerts.channel.delete', outcome: 'success', actor, target: channelTarget(c), correlationId });
+    await removeAlertChannel(rt, params.id, { actor, correlationId });
     return { status: 204 };
   },
 });
@@ -103,23 +92,7 @@ const test = defineFleetRoute({
   access: 'admin',
   params: idParams,
   async handle({ rt, params, actor, correlationId }) {
-    const c = await getFleetChannel(rt.store, params.id);
-    if (!c) throw notFound();
-    try {
-      await takeTestSend(rt.store);
-    } catch (e) {
-      if (isApiError(e)) await rt.audit.append({ event: 'alerts.channel.test', outcome: 'denied', reason: e.code, actor, target: channelTarget(c), correlationId });
-      throw e;
-    }
-    let policy;
-    try {
-      policy = fleetChannelPolicy(rt.config);
-    } catch {
-      policy = undefined; // recorded as secret_unreadable
-    }
-    const { result } = await sendTestNotification({ store: rt.store, policy, publicOrigin: rt.config.FLEET_PUBLIC_ORIGIN }, c);
-    await rt.audit.append({ event: 'alerts.channel.test', outcome: result.ok ? 'success' : 'error', ...(result.error ? { reason: result.error } : {}), actor, target: channelTarget(c), correlationId, details: { ...(result.status ? { status: result.status } : {}) } });
-    return { body: { ok: result.ok, ...(result.status ? { status: result.status } : {}), ...(result.error ? { error: result.error } : {}) } };
+    return { body: await testAlertChannel(rt, params.id, { actor, correlationId }) };
   },
 });
 

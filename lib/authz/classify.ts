@@ -1,4 +1,5 @@
 import { UAC } from '../directory';
+import { isBelow } from '../directory/dn';
 
 // Computer (and account) classification of the console spec. Every signal must be present:
 // a missing or unreadable one classifies as never manageable (fail closed).
@@ -56,19 +57,8 @@ export function sensitiveSids(domainSid: string): Set<string> {
   return new Set([...BUILTIN_SENSITIVE, ...SENSITIVE_RIDS.map((r) => `${domainSid}-${r}`)]);
 }
 
-/**
- * Is `dn` strictly below `ouDn`? The separating comma must be a real one: in
- * `CN=x\,OU=Managed,DC=corp` the text ends with `,OU=Managed,DC=corp` but the object sits at the
- * root, its name "x,OU=Managed" (an escaped comma is preceded by an odd number of backslashes).
- */
-export function isBelow(dn: string, ouDn: string): boolean {
-  const d = dn.toLowerCase();
-  const suffix = `,${ouDn.toLowerCase()}`;
-  if (!ouDn || !d.endsWith(suffix)) return false;
-  let slashes = 0;
-  for (let i = d.length - suffix.length - 1; i >= 0 && d[i] === '\\'; i--) slashes++;
-  return slashes % 2 === 0;
-}
+// isBelow lives in lib/directory/dn.ts (the directory port uses it too); re-exported for lib/authz.
+export { isBelow } from '../directory/dn';
 
 /** The never-manageable checks shared by computers and accounts (returns the first that applies). */
 export function neverManageable(f: ClassificationFacts, ctx: ClassificationContext): NeverManageableKind | undefined {

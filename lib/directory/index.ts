@@ -1,5 +1,6 @@
 import { Attribute, Change, type Entry, type Filter } from 'ldapts';
 import { ApiError } from '../errors';
+import { isBelow } from './dn';
 import { DirectoryError, isDirectoryError } from './errors';
 import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
 import { COMPUTER_ATTRIBUTES, GROUP_ATTRIBUTES, toObjectFacts, type DirectoryEntry, type ObjectFacts } from './objects';
@@ -198,7 +199,8 @@ export class LdapDirectory implements Directory {
     if (!ou) throw new ApiError(400, 'ou_not_found', { ou: dnOrGuid });
     const classes = ([] as string[]).concat(ou.objectClass as string[]).map((c) => c.toLowerCase());
     if (!classes.includes('organizationalunit')) throw new ApiError(400, 'not_an_ou', { ou: dnOrGuid });
-    if (ou.dn.toLowerCase() === this.baseDn.toLowerCase() || !ou.dn.toLowerCase().endsWith(`,${this.baseDn.toLowerCase()}`)) {
+    // strictly below the base DN, by a real (unescaped) comma: `OU=x\,DC=corp,DC=example` is no OU of the domain
+    if (!isBelow(ou.dn, this.baseDn)) {
       throw new ApiError(400, 'ou_not_below_domain_root', { ou: dnOrGuid });
     }
     return { dn: ou.dn, guid: guidFromBuffer(buf(ou.objectGUID)!) };

@@ -1,7 +1,6 @@
 import type { Entry, Filter } from 'ldapts';
 import { isDirectoryError } from './errors';
 import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
-import type { Directory } from './index';
 
 type RawSearch = (
   base: string,
@@ -23,6 +22,15 @@ export interface Principal {
   userAccountControl?: number;
 }
 
+/**
+ * The part of the Directory port (index.ts) the wrappers below use, spelled structurally so this
+ * module does not import index.ts, which uses resolvePrincipalOn (no import cycle).
+ */
+export interface PrincipalLookup {
+  resolvePrincipal(ref: string, kinds?: Array<'user' | 'group'>): Promise<Principal | undefined>;
+  dnOfGuid(guid: string): Promise<string | undefined>;
+}
+
 const USER = '(&(objectCategory=person)(objectClass=user))';
 const GROUP = '(objectClass=group)';
 const GROUP_TYPE_SECURITY = 0x80000000;
@@ -34,7 +42,7 @@ const looksLikeDn = (s: string) => /^(cn|ou|dc|o)=/i.test(s.trim()) && s.include
  * Resolve one reference to a user or a group (as `kinds` allow); undefined when nothing or more
  * than one object matches. Computers and other objects never resolve.
  */
-export const resolvePrincipal = (dir: Directory, ref: string, kinds: Array<'user' | 'group'> = ['user', 'group']) => dir.resolvePrincipal(ref, kinds);
+export const resolvePrincipal = (dir: PrincipalLookup, ref: string, kinds: Array<'user' | 'group'> = ['user', 'group']) => dir.resolvePrincipal(ref, kinds);
 
 export async function resolvePrincipalOn(baseDn: string, search: RawSearch, ref: string, kinds: Array<'user' | 'group'>): Promise<Principal | undefined> {
   const kindFilter = kinds.length === 2 ? `(|${USER}${GROUP})` : kinds[0] === 'user' ? USER : GROUP;
@@ -86,4 +94,4 @@ export async function resolvePrincipalOn(baseDn: string, search: RawSearch, ref:
 }
 
 /** The DN of the object with this objectGUID (raw-byte filter, see guidEqualityFilter). */
-export const dnOfObjectGuid = (dir: Directory, guid: string) => dir.dnOfGuid(guid);
+export const dnOfObjectGuid = (dir: PrincipalLookup, guid: string) => dir.dnOfGuid(guid);

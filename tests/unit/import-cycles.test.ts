@@ -17,11 +17,6 @@ const KNOWN_CYCLES: Array<{ why: string; modules: string[] }> = [
     why: 'approvals: the ApprovalRequest type sits in requests.ts, which calls notify.ts',
     modules: ['lib/approvals/notify', 'lib/approvals/requests'],
   },
-  {
-    // index → resolvePrincipalOn; principals → the Directory interface (a type import)
-    why: 'directory port: the Directory interface sits in index.ts, which uses the principal resolver',
-    modules: ['lib/directory/index', 'lib/directory/principals'],
-  },
 ];
 
 function sourceFiles(dir: string): string[] {
