@@ -134,7 +134,9 @@ export async function lapsAction(
     const [status, code] = SERVICE_CODES[res.code] ?? [503, 'laps_unavailable'];
     const outcome = code === 'laps_unavailable' || code === 'laps_not_configured' || code === 'trust_not_pinned' ? 'failed' : 'denied';
     await audit(outcome, res.code, target);
-    throw new ApiError(status, code);
+    // the rate window tells when the oldest operation in it leaves (the UI says "try again in N min")
+    const retry = code === 'rate_limited' && typeof res.retryAfterMs === 'number' ? { retryAfterSeconds: Math.max(1, Math.ceil(res.retryAfterMs / 1000)) } : undefined;
+    throw new ApiError(status, code, retry);
   }
   if (op === 'laps.expire') {
     await hops.time('console.auditOutcome', () => audit('success', 'expired', target));

@@ -1,12 +1,21 @@
-import type { Browser } from 'playwright-core';
-import { steppedUp } from '../support/stack';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { seedUser, stack, steppedUp } from '../support/stack';
 import { criticalViolations, launch, openContext, reachByTab, screenshot, signInAs, stepUpInDialog, type Watched } from './support';
 
 // The administrator's screens: the audit viewer with a filter and the chain verification, a role
-// created and edited through the role editor (its refusal told in words), the LAPS diagnostics.
+// created and edited through the role editor (its refusal told in words), the LAPS diagnostics,
+// a group member added from a search, a notification channel created and edited.
 
 let browser: Browser;
 let w: Watched;
+const sales = stack.directory.groups.find((g) => g.name === 'GG-Sales')!;
+
+/** The step-up of the role test usually still holds; confirm again only if the app asks. */
+async function stepUpIfAsked(page: Page, done: Locator) {
+  const confirm = page.getByRole('dialog', { name: 'Confirm it is you' });
+  await Promise.race([confirm.waitFor().catch(() => undefined), done.waitFor().catch(() => undefined)]);
+  if (await confirm.isVisible()) await stepUpInDialog(page, 'op-super');
+}
 
 beforeAll(async () => {
   browser = await launch();
@@ -18,6 +27,8 @@ afterAll(async () => {
   await browser?.close();
   const c = await steppedUp('op-super');
   await c.delete('/api/admin/roles/e2e-auditors');
+  await c.delete(`/api/groups/${sales.guid}/members/${seedUser('alice').guid}`);
+  await c.delete('/api/admin/notifications/channels/e2e-hook');
 });
 
 test('the audit viewer lists rows, filters by event, and verifies the chain', async () => {
@@ -74,4 +85,46 @@ test('administration tabs are reachable by keyboard; diagnostics show the LAPS c
   await page.keyboard.press('Enter');
   await page.getByTestId('diagnostics').getByText('laps_identity_ok').waitFor({ timeout: 20_000 });
   await expect(page.getByTestId('diagnostics').textContent()).resolves.toContain('laps_schema_windows');
+});
+
+test('a member is added to a group from a search; the answer tells each member', async () => {
+  const { page } = w;
+  await page.goto(`/groups/${sales.guid}`);
+  await page.getByRole('button', { name: 'Add members' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add members to GG-Sales' });
+  await dialog.getByLabel('Search members to add').fill('alice');
+  await dialog.getByRole('checkbox', { name: /alice/i }).check();
+  await dialog.getByRole('button', { name: 'Add 1 member' }).click();
+  const status = dialog.getByRole('status');
+  await stepUpIfAsked(page, status);
+  await expect(status.textContent()).resolves.toBe('Members added.');
+  await expect(dialog.getByRole('list', { name: 'Result per member' }).textContent()).resolves.toMatch(/alice.*: added$/i);
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+  await page.getByRole('listitem').filter({ hasText: /alice/i }).first().waitFor(); // the member list is read again
+});
+
+test('a notification channel is created and edited; only its URL origin is ever shown', async () => {
+  const { page } = w;
+  await page.goto('/admin/channels');
+  await page.getByRole('button', { name: 'New channel' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New notification channel' });
+  await dialog.getByLabel(/^Id/).fill('e2e-hook');
+  await dialog.getByLabel('Name', { exact: true }).fill('E2E hook');
+  await dialog.getByLabel(/^URL/).fill('https://hooks.example.test/e2e-secret-path');
+  await dialog.getByLabel(/^Signing secret/).fill('e2e-signing-secret-'.repeat(3));
+  await dialog.getByRole('button', { name: 'Save channel' }).click();
+  const row = page.getByTestId('channel-e2e-hook');
+  await stepUpIfAsked(page, row);
+  await expect(row.textContent()).resolves.toContain('https://hooks.example.test');
+  await expect(row.textContent()).resolves.not.toContain('e2e-secret-path');
+
+  await row.getByRole('button', { name: 'Edit E2E hook' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit channel E2E hook' });
+  await edit.getByLabel(/request was decided/).check();
+  await edit.getByLabel('Enabled').uncheck();
+  await edit.getByRole('button', { name: 'Save channel' }).click(); // URL and secret left empty: kept
+  await edit.waitFor({ state: 'detached' });
+  await row.filter({ hasText: 'approval_decided' }).waitFor();
+  await expect(row.textContent()).resolves.toContain('disabled');
+  expect(await criticalViolations(page)).toEqual([]);
 });

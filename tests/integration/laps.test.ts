@@ -238,6 +238,10 @@ describe('LAPS reveal', () => {
     const mark = await auditMark();
     const r = await reveal(c, 'WS-BR-01');
     expect(r.status).toBe(429);
+    expect(r.body).toMatchObject({ code: 'rate_limited', retryAfterSeconds: expect.any(Number) });
+    expect(r.body.retryAfterSeconds).toBeGreaterThan(0);
+    expect(r.body.retryAfterSeconds).toBeLessThanOrEqual(600);
+    expect(r.headers['retry-after']).toBe(String(r.body.retryAfterSeconds));
     expect((await auditSince(mark)).find((x) => x.event === 'computers.laps.read')).toMatchObject({
       outcome: 'denied',
       reason: 'rate_limited',

@@ -50,7 +50,12 @@ describe('LAPS reveal window through the console and the password service', () =
     const mark = await auditMark();
     const results = await Promise.all(Array.from({ length: 6 }, () => c.post(`/api/computers/${computer.guid}/laps`, { confirm: true, ticket: 'INC-6006' })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429]);
-    expect(results.find((r) => r.status === 429)!.body.code).toBe('rate_limited');
+    const refused = results.find((r) => r.status === 429)!;
+    expect(refused.body.code).toBe('rate_limited');
+    // the time until the oldest of the 5 reads (all just now) leaves the 10-minute window, in the body and the header
+    expect(refused.body.retryAfterSeconds).toBeGreaterThan(540);
+    expect(refused.body.retryAfterSeconds).toBeLessThanOrEqual(600);
+    expect(refused.headers['retry-after']).toBe(String(refused.body.retryAfterSeconds));
     const rows = (await auditSince(mark)).filter((x) => x.event === 'computers.laps.read');
     expect(rows.filter((x) => x.outcome === 'success')).toHaveLength(5);
     expect(rows.filter((x) => x.outcome !== 'success')).toEqual([expect.objectContaining({ outcome: 'denied', reason: 'rate_limited' })]);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { REQUIRES } from '../../lib/authz/rights';
-import { WORDS } from '../../web/console/src/words';
+import { say, WORDS } from '../../web/console/src/words';
 
 // Every error code the API can answer has words in the web app (web/console/src/words.ts): a code
 // thrown in lib/ or functions/ without them would reach a person as a bare code.
@@ -45,4 +45,11 @@ test('every API error code has words in web/console/src/words.ts', () => {
 
 test('the words are sentences a person reads, not codes', () => {
   for (const [code, words] of Object.entries(WORDS)) expect([code, /^[A-Z].*[.!?)]$/.test(words) && !words.includes('_')]).toEqual([code, true]);
+});
+
+test('a LAPS rate-window refusal tells when the oldest read leaves the window', () => {
+  const refusal = (retryAfterSeconds?: number) => ({ status: 429, code: 'rate_limited', body: { code: 'rate_limited', ...(retryAfterSeconds ? { retryAfterSeconds } : {}) } });
+  expect(say(refusal(541))).toBe(`${WORDS.rate_limited} Try again in 10 min.`);
+  expect(say(refusal(45))).toBe(`${WORDS.rate_limited} Try again in 45 s.`);
+  expect(say(refusal())).toMatch(/within 10 minutes/);
 });

@@ -17,7 +17,9 @@ export function errorResponse() {
       const correlationId = ex?.correlationId ?? 'unknown';
       if (isApiError(e)) {
         if (ex?.refused && e.status < 500) await ex.refused(e);
-        request.response = httpResponse({ status: e.status, body: e.body() }, correlationId);
+        // a refusal that knows when it lifts says so in the standard header too (RFC 9110 Retry-After)
+        const retry = e.status === 429 && typeof e.details.retryAfterSeconds === 'number' ? { 'retry-after': String(e.details.retryAfterSeconds) } : undefined;
+        request.response = httpResponse({ status: e.status, body: e.body(), ...(retry ? { headers: retry } : {}) }, correlationId);
         return;
       }
       logger.error('unhandled error', { correlationId, method: ex?.method, path: ex?.path, error: e as Error });

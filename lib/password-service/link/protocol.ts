@@ -36,7 +36,8 @@ export interface ScopeDiagnosis {
 
 export type ServiceResponse =
   | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured'; identity?: string; scopes?: ScopeDiagnosis[] }
-  | { ok: false; code: string };
+  /** retryAfterMs: with `rate_limited`, until the oldest operation in the window leaves it */
+  | { ok: false; code: string; retryAfterMs?: number };
 
 /** A revealed LAPS password, sealed service → console. */
 export interface LapsPayload {

@@ -162,8 +162,8 @@ export class PasswordService {
     if (taken.admitted) spent.done = true;
     if (!taken.admitted) {
       await spendNonce();
-      done('rate_limited');
-      return { ok: false, code: 'rate_limited' };
+      done('rate_limited', { retryAfterMs: taken.retryAfterMs });
+      return { ok: false, code: 'rate_limited', retryAfterMs: taken.retryAfterMs };
     }
     const dir = this.ctx.directory(s, creds);
     const refuse = (code: string) => {

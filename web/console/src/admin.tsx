@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { get, post, put, type Me } from './api';
-import { ErrorText, Link, Modal, ouPath, useAction, useStepUp } from './ui';
+import { ApiFailure, del, get, post, put, type Me } from './api';
+import { ErrorText, Link, Modal, ouPath, useAction, useRoute, useStepUp } from './ui';
 
 // Administration (settings.manage): roles, delegations, Super administrators, approval settings,
 // notification channels, step-up mode, LAPS diagnostics: what the API offers, nothing more.
@@ -39,6 +39,70 @@ export function AdminPage({ me, tab = 'roles' }: { me: Me; tab?: string }) {
       {tab === 'step-up' && <StepUpMode me={me} />}
       {tab === 'diagnostics' && <Diagnostics />}
     </section>
+  );
+}
+
+
+/** A 403 approval_required of the role or delegation editor: the change widens the editor's own rights. */
+const isSelfWidening = (e: unknown): e is ApiFailure => e instanceof ApiFailure && e.status === 403 && e.code === 'approval_required';
+
+/** What a self-widening change would add, in words, and the request that lets another administrator approve it. */
+function SelfWidening({ error, action, target, parameters, onFiled }: { error: ApiFailure; action: 'roles.save' | 'delegations.save'; target: string; parameters: Record<string, unknown>; onFiled: () => void }) {
+  const [reason, setReason] = useState('');
+  const [ticket, setTicket] = useState('');
+  const [filed, setFiled] = useState<string>();
+  const a = useAction();
+  const { go } = useRoute();
+  const widens = (error.body.widens ?? []) as Array<{ delegation: string; permissions: string[]; scope: string[] }>;
+  if (filed)
+    return (
+      <div role="status">
+        <p>Request filed: another administrator approves it, then the change is made.</p>
+        <div className="actions">
+          <button type="button" onClick={() => go(`/approvals/${filed}`)}>
+            Open the request
+          </button>
+          <button type="button" className="secondary" onClick={onFiled}>
+            Close
+          </button>
+        </div>
+      </div>
+    );
+  return (
+    <div className="notice" role="alert" data-testid="self-widening">
+      <p>
+        Not saved: this change would widen your own rights, so another administrator must approve it.
+        {widens.length > 0 && ' You would gain:'}
+      </p>
+      {widens.length > 0 && (
+        <ul>
+          {widens.map((w, i) => (
+            <li key={i}>
+              {w.permissions.join(', ')} on {w.scope.map((x) => ouPath(x)).join('; ')} (delegation {w.delegation})
+            </li>
+          ))}
+        </ul>
+      )}
+      <label>
+        Reason for the request
+        <textarea name="widening-reason" maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />
+      </label>
+      <label>
+        Ticket
+        <input name="widening-ticket" maxLength={200} value={ticket} onChange={(e) => setTicket(e.target.value)} />
+      </label>
+      <ErrorText error={a.error} />
+      <button
+        type="button"
+        disabled={a.busy || !reason.trim()}
+        onClick={async () => {
+          const r = await a.run(() => post<{ id: string }>('/api/approvals', { kind: 'action', action, target, parameters, reason: reason.trim(), ...(ticket.trim() ? { ticket: ticket.trim() } : {}) }));
+          if (r) setFiled(r.id);
+        }}
+      >
+        File a request for another administrator
+      </button>
+    </div>
   );
 }
 
@@ -113,10 +177,11 @@ function RoleEditor({ role, onClose }: { role?: Role; onClose: () => void }) {
   const [perms, setPerms] = useState<string[]>(role?.permissions ?? []);
   const { withStepUp } = useStepUp();
   const a = useAction();
+  const id = role?.id ?? name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const body = { name: name.trim(), permissions: perms, ...(role ? { version: role.version } : {}) };
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    const id = role?.id ?? name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-    const r = await a.run(() => withStepUp(() => put(`/api/admin/roles/${encodeURIComponent(id)}`, { name: name.trim(), permissions: perms, ...(role ? { version: role.version } : {}) })));
+    const r = await a.run(() => withStepUp(() => put(`/api/admin/roles/${encodeURIComponent(id)}`, body)));
     if (r) onClose();
   };
   return (
@@ -135,7 +200,7 @@ function RoleEditor({ role, onClose }: { role?: Role; onClose: () => void }) {
             </label>
           ))}
         </fieldset>
-        <ErrorText error={a.error} />
+        {isSelfWidening(a.error) ? <SelfWidening error={a.error} action="roles.save" target={id} parameters={body} onFiled={onClose} /> : <ErrorText error={a.error} />}
         <div className="actions">
           <button type="submit" disabled={a.busy}>
             Save role
@@ -149,13 +214,25 @@ function RoleEditor({ role, onClose }: { role?: Role; onClose: () => void }) {
   );
 }
 
+interface DelegationView {
+  id: string;
+  roleId: string;
+  roleName?: string | null;
+  scope: Array<{ guid: string; dn: string }>;
+  assignees: Array<{ kind: 'user' | 'group'; guid: string; name: string }>;
+  version?: number;
+}
+
 function Delegations() {
-  const [list, setList] = useState<Array<{ id: string; roleId: string; roleName?: string; scope: Array<{ dn?: string } | string>; assignees: Array<{ name?: string } | string> }>>();
+  const [list, setList] = useState<DelegationView[]>();
+  const [roles, setRoles] = useState<Role[]>([]);
   const [error, setError] = useState<unknown>();
+  const [edit, setEdit] = useState<DelegationView | 'new'>();
+  const load = () => get<{ delegations: DelegationView[] }>('/api/admin/delegations').then((r) => setList(r.delegations), setError);
   useEffect(() => {
-    get<{ delegations: typeof list }>('/api/admin/delegations').then((r) => setList(r.delegations), setError);
+    void load();
+    get<{ roles: Role[] }>('/api/admin/roles').then((r) => setRoles(r.roles), setError);
   }, []);
-  const txt = (x: unknown) => (typeof x === 'string' ? x : ((x as { name?: string; dn?: string }).name ?? ouPath((x as { dn?: string }).dn)));
   return (
     <>
       <ErrorText error={error} />
@@ -167,20 +244,114 @@ function Delegations() {
             <th scope="col">Role</th>
             <th scope="col">Scope</th>
             <th scope="col">Assigned to</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
           {list?.map((d) => (
-            <tr key={d.id}>
+            <tr key={d.id} data-testid={`delegation-${d.id}`}>
               <td>{d.id}</td>
               <td>{d.roleName ?? d.roleId}</td>
-              <td>{d.scope.map(txt).join('; ')}</td>
-              <td>{d.assignees.map(txt).join(', ')}</td>
+              <td>{d.scope.map((x) => ouPath(x.dn)).join('; ')}</td>
+              <td>{d.assignees.map((x) => `${x.name}${x.kind === 'group' ? ' (group)' : ''}`).join(', ')}</td>
+              <td>
+                <button type="button" className="link" onClick={() => setEdit(d)}>
+                  Edit {d.id}
+                </button>
+              </td>
             </tr>
           ))}
+          {list?.length === 0 && (
+            <tr>
+              <td colSpan={5}>No delegation.</td>
+            </tr>
+          )}
         </tbody>
       </table>
+      <button type="button" onClick={() => setEdit('new')}>
+        New delegation
+      </button>
+      {edit && (
+        <DelegationEditor
+          delegation={edit === 'new' ? undefined : edit}
+          roles={roles}
+          onClose={() => {
+            setEdit(undefined);
+            void load();
+          }}
+        />
+      )}
     </>
+  );
+}
+
+const lines = (t: string) => t.split('\n').map((x) => x.trim()).filter(Boolean);
+
+/** Create, replace or delete a delegation (PUT/DELETE /api/admin/delegations/{id}, step-up). */
+function DelegationEditor({ delegation, roles, onClose }: { delegation?: DelegationView; roles: Role[]; onClose: () => void }) {
+  const [id, setId] = useState(delegation?.id ?? '');
+  const [roleId, setRoleId] = useState(delegation?.roleId ?? roles[0]?.id ?? '');
+  const [scope, setScope] = useState((delegation?.scope ?? []).map((x) => x.dn).join('\n'));
+  const [assignees, setAssignees] = useState((delegation?.assignees ?? []).map((x) => x.name || x.guid).join('\n'));
+  const { withStepUp } = useStepUp();
+  const a = useAction();
+  const body = { roleId, scope: lines(scope), assignees: lines(assignees), ...(delegation?.version !== undefined ? { version: delegation.version } : {}) };
+  const path = `/api/admin/delegations/${encodeURIComponent(id.trim())}`;
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const r = await a.run(() => withStepUp(() => put(path, body)));
+    if (r) onClose();
+  };
+  const remove = async () => {
+    if (!window.confirm(`Delete the delegation ${delegation!.id}? Its assignees lose what it grants.`)) return;
+    const r = await a.run(() => withStepUp(() => del(path).then(() => true)));
+    if (r) onClose();
+  };
+  return (
+    <Modal title={delegation ? `Edit delegation ${delegation.id}` : 'New delegation'} onClose={onClose} wide>
+      <form onSubmit={submit}>
+        {!delegation && (
+          <label>
+            Id (lower-case letters, digits, hyphens)
+            <input name="delegation-id" required pattern="[a-z0-9][a-z0-9\-]{0,63}" value={id} onChange={(e) => setId(e.target.value)} />
+          </label>
+        )}
+        <label>
+          Role
+          <select name="delegation-role" required value={roleId} onChange={(e) => setRoleId(e.target.value)}>
+            {roles.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Scope: OUs inside the managed OUs, one per line (DN or GUID)
+          <textarea name="delegation-scope" required rows={3} value={scope} onChange={(e) => setScope(e.target.value)} />
+        </label>
+        <label>
+          Assigned to: users or security groups, one per line (login, DN or GUID)
+          <textarea name="delegation-assignees" required rows={3} value={assignees} onChange={(e) => setAssignees(e.target.value)} />
+        </label>
+        {isSelfWidening(a.error) ? <SelfWidening error={a.error} action="delegations.save" target={id.trim()} parameters={body} onFiled={onClose} /> : <ErrorText error={a.error} />}
+        <div className="actions">
+          <button type="submit" disabled={a.busy}>
+            Save delegation
+          </button>
+          {delegation && (
+            <button type="button" className="secondary" disabled={a.busy} onClick={remove}>
+              Delete delegation
+            </button>
+          )}
+          <button type="button" className="secondary" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
   );
 }
 
@@ -274,25 +445,177 @@ function ApprovalSettings() {
   );
 }
 
+interface ChannelView {
+  id: string;
+  name: string;
+  type: 'webhook' | 'ntfy' | 'teams' | 'chat';
+  enabled: boolean;
+  topic?: string;
+  urlOrigin: string;
+  secretSet: boolean;
+  tokenSet: boolean;
+  events?: string[];
+  lastDelivery?: { at?: string; outcome?: string; status?: number };
+}
+const CHANNEL_TYPES = [
+  ['webhook', 'Generic webhook (signed)'],
+  ['ntfy', 'Topic push'],
+  ['teams', 'Team-chat card'],
+  ['chat', 'Chat text'],
+] as const;
+const EVENTS = [
+  ['approval_requested', 'A request waits for approval (to the approvers)'],
+  ['approval_decided', 'A request was decided (to the requester)'],
+] as const;
+
 function Channels() {
-  const [list, setList] = useState<Array<{ id: string; events?: string[]; kind?: string }>>();
+  const [list, setList] = useState<ChannelView[]>();
   const [error, setError] = useState<unknown>();
+  const [edit, setEdit] = useState<ChannelView | 'new'>();
+  const load = () => get<{ channels: ChannelView[] }>('/api/admin/notifications/channels').then((r) => setList(r.channels), setError);
   useEffect(() => {
-    get<{ channels: typeof list }>('/api/admin/notifications/channels').then((r) => setList(r.channels), setError);
+    void load();
   }, []);
   return (
     <>
       <ErrorText error={error} />
-      <p className="hint">Channel URLs and secrets are never shown again after they are saved.</p>
+      <p className="hint">Channel URLs, secrets and tokens are never shown again after they are saved (only the URL's origin).</p>
       <ul className="plain">
         {list?.map((c) => (
-          <li key={c.id}>
-            {c.id} — {c.events?.join(', ')}
+          <li key={c.id} data-testid={`channel-${c.id}`}>
+            <strong>{c.name}</strong> ({CHANNEL_TYPES.find(([t]) => t === c.type)?.[1] ?? c.type}, {c.urlOrigin}
+            {c.topic ? `, topic ${c.topic}` : ''}){c.enabled ? '' : ' — disabled'} — {c.events?.join(', ') || 'no event'}{' '}
+            <button type="button" className="link" onClick={() => setEdit(c)}>
+              Edit {c.name}
+            </button>
           </li>
         ))}
         {list?.length === 0 && <li>No channel.</li>}
       </ul>
+      <button type="button" onClick={() => setEdit('new')}>
+        New channel
+      </button>
+      {edit && (
+        <ChannelEditor
+          channel={edit === 'new' ? undefined : edit}
+          onClose={() => {
+            setEdit(undefined);
+            void load();
+          }}
+        />
+      )}
     </>
+  );
+}
+
+/** Create, replace or delete a notification channel; an empty URL, secret or token keeps the stored one. */
+function ChannelEditor({ channel, onClose }: { channel?: ChannelView; onClose: () => void }) {
+  const [id, setId] = useState(channel?.id ?? '');
+  const [name, setName] = useState(channel?.name ?? '');
+  const [type, setType] = useState<ChannelView['type']>(channel?.type ?? 'webhook');
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState('');
+  const [topic, setTopic] = useState(channel?.topic ?? '');
+  const [token, setToken] = useState('');
+  const [events, setEvents] = useState<string[]>(channel?.events ?? ['approval_requested']);
+  const [enabled, setEnabled] = useState(channel?.enabled ?? true);
+  const { withStepUp } = useStepUp();
+  const a = useAction();
+  const path = `/api/admin/notifications/channels/${encodeURIComponent(id.trim())}`;
+  const keeps = (set: boolean) => (channel && set ? ' (empty keeps the saved one)' : '');
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const body = {
+      name: name.trim(),
+      type,
+      events,
+      enabled,
+      ...(url.trim() ? { url: url.trim() } : {}),
+      ...(type === 'webhook' && secret ? { secret } : {}),
+      ...(type === 'ntfy' ? { topic: topic.trim(), ...(token ? { token } : {}) } : {}),
+    };
+    const r = await a.run(() => withStepUp(() => put(path, body)));
+    if (r) onClose();
+  };
+  const remove = async () => {
+    if (!window.confirm(`Delete the channel ${channel!.name}? It is sent nothing more.`)) return;
+    const r = await a.run(() => withStepUp(() => del(path).then(() => true)));
+    if (r) onClose();
+  };
+  return (
+    <Modal title={channel ? `Edit channel ${channel.name}` : 'New notification channel'} onClose={onClose} wide>
+      <form onSubmit={submit}>
+        {!channel && (
+          <label>
+            Id (lower-case letters, digits, hyphens)
+            <input name="channel-id" required pattern="[a-z0-9][a-z0-9\-]{0,63}" value={id} onChange={(e) => setId(e.target.value)} />
+          </label>
+        )}
+        <label>
+          Name
+          <input name="channel-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Kind
+          <select name="channel-type" value={type} onChange={(e) => setType(e.target.value as ChannelView['type'])}>
+            {CHANNEL_TYPES.map(([t, label]) => (
+              <option key={t} value={t}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          URL (https){channel && type === channel.type ? ` (now ${channel.urlOrigin}…; empty keeps it)` : ''}
+          <input name="channel-url" type="url" autoComplete="off" required={!channel || type !== channel.type} maxLength={2048} value={url} onChange={(e) => setUrl(e.target.value)} />
+        </label>
+        {type === 'webhook' && (
+          <label>
+            Signing secret, at least 32 characters{keeps(!!channel?.secretSet)}
+            <input name="channel-secret" type="password" autoComplete="new-password" minLength={32} maxLength={512} value={secret} onChange={(e) => setSecret(e.target.value)} />
+          </label>
+        )}
+        {type === 'ntfy' && (
+          <>
+            <label>
+              Topic
+              <input name="channel-topic" required pattern="[A-Za-z0-9_\-]{1,64}" value={topic} onChange={(e) => setTopic(e.target.value)} />
+            </label>
+            <label>
+              Access token{keeps(!!channel?.tokenSet)}
+              <input name="channel-token" type="password" autoComplete="new-password" maxLength={1024} value={token} onChange={(e) => setToken(e.target.value)} />
+            </label>
+          </>
+        )}
+        <fieldset>
+          <legend>Sent when</legend>
+          {EVENTS.map(([ev, label]) => (
+            <label key={ev} className="check">
+              <input type="checkbox" name={ev} checked={events.includes(ev)} onChange={(e) => setEvents(e.target.checked ? [...events, ev] : events.filter((x) => x !== ev))} />
+              {label}
+            </label>
+          ))}
+        </fieldset>
+        <label className="check">
+          <input type="checkbox" name="channel-enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+          Enabled
+        </label>
+        <ErrorText error={a.error} />
+        <div className="actions">
+          <button type="submit" disabled={a.busy || events.length === 0}>
+            Save channel
+          </button>
+          {channel && (
+            <button type="button" className="secondary" disabled={a.busy} onClick={remove}>
+              Delete channel
+            </button>
+          )}
+          <button type="button" className="secondary" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
   );
 }
 

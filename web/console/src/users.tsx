@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { del, get, post, put } from './api';
 import { useSearch } from './computers';
+import { WORDS } from './words';
 import { ErrorText, Link, Modal, SecretView, ouPath, useAction, useRoute, useStepUp, when } from './ui';
 
 type Hint = 'direct' | 'approval' | 'no';
@@ -304,6 +305,7 @@ export function GroupPage({ id }: { id: string }) {
   const [members, setMembers] = useState<{ items: Member[]; omitted?: number }>();
   const [error, setError] = useState<unknown>();
   const [remove, setRemove] = useState<Member>();
+  const [adding, setAdding] = useState(false);
   const load = () => {
     get<Group>(`/api/groups/${encodeURIComponent(id)}`).then(setG, setError);
     get<{ items?: Member[]; members?: Member[]; omitted?: number }>(`/api/groups/${encodeURIComponent(id)}/members`).then((m) => setMembers({ items: m.items ?? m.members ?? [], omitted: m.omitted }), setError);
@@ -320,6 +322,13 @@ export function GroupPage({ id }: { id: string }) {
       <h1 id="group-title">{g.name}</h1>
       {g.description && <p>{g.description}</p>}
       <h2>Members</h2>
+      {hint !== 'no' && (
+        <div className="actions">
+          <button type="button" className={hint === 'approval' ? 'secondary' : undefined} onClick={() => setAdding(true)}>
+            Add members{hint === 'approval' ? ' (request approval)' : ''}
+          </button>
+        </div>
+      )}
       <ul className="plain">
         {members?.items.map((m) => (
           <li key={m.id}>
@@ -333,6 +342,7 @@ export function GroupPage({ id }: { id: string }) {
         ))}
       </ul>
       {!!members?.omitted && <p className="hint">{members.omitted} member(s) the console never manages are not listed.</p>}
+      {adding && <AddMembers group={g} present={new Set(members?.items.map((m) => m.id.toLowerCase()))} hint={hint} onClose={() => { setAdding(false); load(); }} />}
       {remove && <RemoveMember group={g} member={remove} hint={hint} onClose={() => { setRemove(undefined); load(); }} />}
     </section>
   );
@@ -367,6 +377,128 @@ function RemoveMember({ group, member, hint, onClose }: { group: Group; member: 
           <div className="actions">
             <button type="submit" disabled={a.busy}>
               {hint === 'approval' ? 'File request' : 'Remove'}
+            </button>
+            <button type="button" className="secondary" onClick={onClose}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+interface Candidate {
+  id: string;
+  label: string;
+  detail?: string;
+}
+type MemberOutcome = { id: string; change: 'add' | 'remove'; outcome: string; code?: string };
+
+/**
+ * Add users or groups to a group: picked from a search of what the operator manages, then done
+ * directly (step-up, POST /api/groups/{id}/members) or filed as a request, like every action.
+ */
+function AddMembers({ group, present, hint, onClose }: { group: Group; present: Set<string>; hint: Hint; onClose: () => void }) {
+  const [kind, setKind] = useState<'users' | 'groups'>('users');
+  const [q, setQ] = useState('');
+  const [picked, setPicked] = useState<Candidate[]>([]);
+  const [ticket, setTicket] = useState('');
+  const [reason, setReason] = useState('');
+  const [done, setDone] = useState<{ text: string; members?: MemberOutcome[] }>();
+  const [filed, setFiled] = useState<string>();
+  const { withStepUp } = useStepUp();
+  const { go } = useRoute();
+  const a = useAction();
+  const s = useSearch<User & Group>(`/api/${kind}`, q);
+  const candidates: Candidate[] = (s.items ?? [])
+    .filter((x) => x.id.toLowerCase() !== group.id.toLowerCase() && !present.has(x.id.toLowerCase()))
+    .map((x) => (kind === 'users' ? { id: x.id, label: x.displayName ?? x.username, detail: x.username } : { id: x.id, label: x.name, detail: 'group' }));
+  const isPicked = (id: string) => picked.some((p) => p.id === id);
+  const toggle = (c: Candidate) => setPicked(isPicked(c.id) ? picked.filter((p) => p.id !== c.id) : [...picked, c].slice(0, 50));
+  const name = (id: string) => picked.find((p) => p.id.toLowerCase() === id.toLowerCase())?.label ?? id;
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const add = picked.map((p) => p.id);
+    const extra = ticket.trim() ? { ticket: ticket.trim() } : {};
+    if (hint === 'approval') {
+      const r = await a.run(() => post<{ id: string }>('/api/approvals', { kind: 'action', action: 'groups.members.write', target: group.id, parameters: { add, remove: [] }, reason: reason.trim(), ...extra }));
+      if (r) setFiled(r.id);
+      return;
+    }
+    const r = await a.run(() => withStepUp(() => post<{ outcome: string; members: MemberOutcome[] }>(`/api/groups/${encodeURIComponent(group.id)}/members`, { add, ...extra })));
+    if (r) setDone({ text: r.outcome === 'partial' ? 'Done in part: some members were not added.' : 'Members added.', members: r.members });
+  };
+  return (
+    <Modal title={`Add members to ${group.name}`} onClose={onClose} wide>
+      {done || filed ? (
+        <>
+          <p role="status">{filed ? 'Request filed: the approvers were notified.' : done!.text}</p>
+          {done?.members && (
+            <ul className="plain" aria-label="Result per member">
+              {done.members.map((m) => (
+                <li key={m.id}>
+                  {name(m.id)}: {m.outcome === 'succeeded' ? 'added' : m.outcome === 'unchanged' ? 'already a member' : `not added${m.code ? `: ${WORDS[m.code] ?? m.code}` : ''}`}
+                </li>
+              ))}
+            </ul>
+          )}
+          <div className="actions">
+            {filed && (
+              <button type="button" onClick={() => go(`/approvals/${filed}`)}>
+                Open the request
+              </button>
+            )}
+            <button type="button" className="secondary" onClick={onClose}>
+              Close
+            </button>
+          </div>
+        </>
+      ) : (
+        <form onSubmit={submit}>
+          {hint === 'approval' && <p className="notice">You hold this action only with approval: your request goes to the approvers, who carry it out.</p>}
+          <fieldset>
+            <legend>Find</legend>
+            <label className="check">
+              <input type="radio" name="member-kind" checked={kind === 'users'} onChange={() => setKind('users')} />
+              Users
+            </label>
+            <label className="check">
+              <input type="radio" name="member-kind" checked={kind === 'groups'} onChange={() => setKind('groups')} />
+              Groups
+            </label>
+          </fieldset>
+          <label className="search">
+            Search members to add
+            <input type="search" name="member-search" value={q} onChange={(e) => setQ(e.target.value)} />
+          </label>
+          <ErrorText error={s.error} />
+          <ul className="plain" aria-label="Candidates">
+            {candidates.map((c) => (
+              <li key={c.id}>
+                <label className="check">
+                  <input type="checkbox" checked={isPicked(c.id)} onChange={() => toggle(c)} />
+                  {c.label} {c.detail && <span className="muted">({c.detail})</span>}
+                </label>
+              </li>
+            ))}
+            {s.items && candidates.length === 0 && <li>Nothing to add found.</li>}
+          </ul>
+          <p data-testid="picked-members">{picked.length ? `To add: ${picked.map((p) => p.label).join(', ')}` : 'Nobody picked yet.'}</p>
+          <label>
+            Ticket
+            <input name="ticket" maxLength={200} value={ticket} onChange={(e) => setTicket(e.target.value)} />
+          </label>
+          {hint === 'approval' && (
+            <label>
+              Reason
+              <textarea name="reason" required maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />
+            </label>
+          )}
+          <ErrorText error={a.error} />
+          <div className="actions">
+            <button type="submit" disabled={a.busy || picked.length === 0}>
+              {hint === 'approval' ? 'File request' : `Add ${picked.length || ''} member${picked.length === 1 ? '' : 's'}`.replace('  ', ' ')}
             </button>
             <button type="button" className="secondary" onClick={onClose}>
               Cancel

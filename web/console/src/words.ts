@@ -156,6 +156,8 @@ export function say(err: unknown): string {
   const extra: string[] = [];
   if (typeof e.body.retryAfterSeconds === 'number') extra.push(`Try again in ${duration(e.body.retryAfterSeconds)}.`);
   else if (e.code === 'rate_limited') extra.push('Try again within 10 minutes, when the oldest of them leaves the window.');
+  for (const k of ['ou', 'assignee', 'member'] as const) if (typeof e.body[k] === 'string') extra.push(`(${e.body[k]})`);
+  if (e.body.fields && typeof e.body.fields === 'object') extra.push(Object.entries(e.body.fields as Record<string, unknown>).map(([f, m]) => `${f}: ${String(m)}`).join('; '));
   if (Array.isArray(e.body.errors)) extra.push(e.body.errors.map((x: { field: string; message: string }) => `${x.field.replace(/^body\./, '')}: ${x.message}`).join('; '));
   if (e.body.correlationId) extra.push(`Correlation id ${e.body.correlationId}.`);
   return [base, ...extra].join(' ');
