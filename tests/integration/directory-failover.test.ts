@@ -224,10 +224,22 @@ function dcProcesses(name: string): number[] {
 }
 
 function freezeDc(name: string) {
-  const pids = dcProcesses(name);
+  // samba forks short-lived workers: one may exit between the listing and its SIGSTOP (ESRCH, seen
+  // on a fresh CI machine), and one forked meanwhile is caught by a second listing
+  const pids: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (const p of dcProcesses(name)) {
+      if (pids.includes(p)) continue;
+      try {
+        process.kill(p, 'SIGSTOP');
+        pids.push(p);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+      }
+    }
+  }
   const watchdog = spawn('sh', ['-c', `sleep 180; kill -CONT ${pids.join(' ')} 2>/dev/null`], { detached: true, stdio: 'ignore' });
   watchdog.unref();
-  for (const p of pids) process.kill(p, 'SIGSTOP');
   const f = {
     pids,
     thaw() {
