@@ -17,6 +17,7 @@ import type { Directory } from '../../../lib/directory';
 import { readSettings, writeSettings, type InstanceSettings } from '../../../lib/setup/settings';
 import { nowSeconds } from '../../../lib/store';
 import { memoryDynamoStore } from '../../support/memory-dynamo';
+import { httpEvent, type HttpEventOptions } from '../../support/http-event';
 import { zodArbitrary } from '../../support/zod-arbitrary';
 
 // The console's real pipeline and handlers, in process: a table in memory, a signed-in Super
@@ -82,18 +83,7 @@ const OPERATOR_GUID = randomUUID();
 let cookie = '';
 let csrf = '';
 
-const event = (method: string, rawPath: string, opts: { headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean; query?: Record<string, string> } = {}): APIGatewayProxyEventV2 =>
-  ({
-    version: '2.0',
-    routeKey: '$default',
-    rawPath,
-    rawQueryString: '',
-    headers: opts.headers ?? {},
-    queryStringParameters: opts.query,
-    body: opts.body,
-    isBase64Encoded: opts.isBase64Encoded ?? false,
-    requestContext: { http: { method, path: rawPath, sourceIp: '192.0.2.9', protocol: 'HTTP/1.1', userAgent: 'fuzz' } },
-  }) as unknown as APIGatewayProxyEventV2;
+const event = (method: string, rawPath: string, opts: HttpEventOptions = {}) => httpEvent(method, rawPath, { sourceIp: '192.0.2.9', ...opts });
 
 let lastError: unknown;
 const errors: unknown[] = [];

@@ -13,6 +13,7 @@ import { setLocalAdminPassword } from '../../../lib/fleet/local-admin';
 import { signLocalToken } from '../../../lib/fleet/jwt';
 import type { FleetRuntime } from '../../../lib/fleet/runtime';
 import { logger } from '../../../lib/log';
+import { httpEvent, type HttpEventOptions } from '../../support/http-event';
 import { memoryDynamoStore } from '../../support/memory-dynamo';
 
 // The fleet plane's real pipeline and handlers, in process (a table in memory, the cluster CLI
@@ -54,18 +55,7 @@ const handler = createFleetHttpHandler(routes, () => rt);
 let adminToken = '';
 let techToken = '';
 
-const event = (method: string, rawPath: string, opts: { headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean; query?: Record<string, string> } = {}): APIGatewayProxyEventV2 =>
-  ({
-    version: '2.0',
-    routeKey: '$default',
-    rawPath,
-    rawQueryString: '',
-    headers: opts.headers ?? {},
-    queryStringParameters: opts.query,
-    body: opts.body,
-    isBase64Encoded: opts.isBase64Encoded ?? false,
-    requestContext: { http: { method, path: rawPath, sourceIp: '192.0.2.7', protocol: 'HTTP/1.1', userAgent: 'fuzz' } },
-  }) as unknown as APIGatewayProxyEventV2;
+const event = (method: string, rawPath: string, opts: HttpEventOptions = {}) => httpEvent(method, rawPath, { sourceIp: '192.0.2.7', ...opts });
 
 const errors: unknown[] = [];
 async function call(e: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
