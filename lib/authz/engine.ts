@@ -1,7 +1,7 @@
 import { isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { alwaysRequired, isApprovable, requiresApproval, type ApprovalSource } from './approval-rules';
 import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClass } from './classify';
-import { DecisionContext, type OperatorRef, type ScopedGrant } from './context';
+import { DecisionContext, isOwnAccount, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
 import type { OperatorRights } from './rights';
 
@@ -131,7 +131,7 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
     return { allowed: true, target, cls, delegationId: g.delegationId, vipManage: g.permissions.has('vip.manage'), permissions: g.permissions };
   }
   // nobody acts on their own account (console spec, user classification)
-  if (kind === 'user' && target.guid.toLowerCase() === actor.identity.guid.toLowerCase()) return { allowed: false, status: 403, reason: 'own_account', target, cls };
+  if (kind === 'user' && isOwnAccount(actor.identity, target.guid)) return { allowed: false, status: 403, reason: 'own_account', target, cls };
   const needs: Permission[] = [readPermission, action];
   const vipNeeded = cls.kind === 'vip';
   const holding = grants.filter((g) => inScope(target.dn, g) && [...needs, ...(vipNeeded ? (['vip.manage'] as Permission[]) : [])].every((p) => g.permissions.has(p)));
