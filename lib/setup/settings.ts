@@ -25,6 +25,8 @@ export interface InstanceSettings {
   writeAccount: SealedAccount;
   lapsIdentityUpn?: string;
   managedOus: ManagedOu[];
+  /** UPN suffixes operators may give accounts (console spec, Directory connection changes); unset: the domain */
+  upnSuffixes?: string[];
   tierOus: ManagedOu[];
   protectedGroups: Array<{ dn: string; guid: string; sid: string }>;
   superAdministrators: string[]; // objectGUIDs

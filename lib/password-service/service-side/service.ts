@@ -232,11 +232,13 @@ export class PasswordService {
   private async diagnose(req: { scopeDns: string[] }): Promise<ServiceResponse> {
     const s = await this.ctx.settings();
     if (!s) return { ok: false, code: 'not_configured' };
+    // the pin (domain and CA, as the service reads the settings now): diagnostics name trust_not_pinned
+    const trusted = await this.ctx.trusted(s);
     const creds = await this.ctx.credentials('laps');
-    if (!creds) return { ok: true, identity: 'laps_identity_not_configured', scopes: [] };
+    if (!creds) return { ok: true, trusted, identity: 'laps_identity_not_configured', scopes: [] };
     const dir = this.ctx.directory(s, creds);
-    if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
-    return { ok: true, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
+    if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, trusted, identity: 'laps_bind_failed', scopes: [] };
+    return { ok: true, trusted, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
   }
 
   private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {
