@@ -146,6 +146,9 @@ export const WORDS: Record<string, string> = {
   secrets_key_missing: 'The key that protects channel secrets is missing on the server.',
   too_many_channels: 'Too many channels: remove one first.',
   too_many_requests: 'Too many requests. Try again in a moment.',
+  // instance administration: protection list, operator records, baseline
+  group_not_security_group: 'Only a security group can protect its members: a distribution group is never in a sign-in token.',
+  already_protected: 'That group is already on the protection list.',
 };
 
 const duration = (s: number) => (s >= 90 ? `${Math.ceil(s / 60)} min` : `${s} s`);
