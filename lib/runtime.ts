@@ -9,7 +9,7 @@ import { poolOptions } from './directory/pool';
 import { unavailable } from './errors';
 import { logger } from './log';
 import { ensureSchema } from './migrations/startup';
-import { readSettings, type InstanceSettings } from './setup/settings';
+import { readSettingsOncePerRequest, type InstanceSettings } from './setup/settings';
 import { createStore, type Store } from './store';
 import { processEnvironment, type Environment } from './config/environment';
 
@@ -19,7 +19,7 @@ export interface ConsoleRuntime {
   store: Store;
   audit: AuditChain;
   masterKey(): Promise<Buffer>;
-  /** Instance settings, read fresh (one consistent read): a change holds at once for every function. */
+  /** Instance settings, read fresh for each request (one consistent read, shared by its steps): a change holds at once for every function. */
   settings(): Promise<InstanceSettings | undefined>;
   /** The directory with the current settings; throws 503 `not_configured` before setup. */
   directory(): Promise<Directory>;
@@ -47,8 +47,11 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
   // the chain's state items are signed with a key derived from the master key; rows get lookup items for the viewer
   const audit = new AuditChain(store, 'console', { key: masterKey, lookups: true });
 
+  // one read of the settings per request, shared by the pipeline and the route (fresh per request)
+  const readSettings = () => readSettingsOncePerRequest(store);
+
   async function settings() {
-    return (await readSettings(store))?.settings;
+    return (await readSettings())?.settings;
   }
 
   function directoryOf(rec: { settings: InstanceSettings; version: number }): Directory {
@@ -67,13 +70,13 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
   }
 
   async function directory(): Promise<Directory> {
-    const rec = await readSettings(store);
+    const rec = await readSettings();
     if (!rec) throw unavailable('not_configured');
     return directoryOf(rec);
   }
 
   async function settingsAndDirectory() {
-    const rec = await readSettings(store);
+    const rec = await readSettings();
     return rec ? { settings: rec.settings, directory: directoryOf(rec) } : {};
   }
 

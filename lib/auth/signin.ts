@@ -4,7 +4,7 @@ import { hasAnyRole, operatorRights } from '../authz/rights';
 import type { ConsoleRuntime } from '../runtime';
 import { DirectoryInvalidCredentials, type PrincipalFacts } from '../directory';
 import { readSignInPolicy } from './access-only';
-import { checkTotpCode, getOperator, pendingEnrolmentSecret } from './operators';
+import { checkTotpCode, getOperator, noteSignIn, pendingEnrolmentSecret } from './operators';
 import { accountSubject, addressRefused, admitSignIn } from './rate-limit';
 import { createSession, destroySession, type OperatorIdentity, type Session } from './sessions';
 import { totpUri } from './totp';
@@ -204,6 +204,7 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
       }
     }
     await succeeded();
+    await noteSignIn(rt.store, { guid: facts.guid, username: facts.samAccountName, displayName: facts.displayName, provider: 'ad', subject: facts.guid });
     await audit('success', settings.stepUpMode === 'authenticator' ? 'password+authenticator' : 'password', facts.guid, slowed);
     return { session, operator };
   } catch (e) {

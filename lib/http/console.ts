@@ -1,5 +1,6 @@
 import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { inRequestScope } from '../request-scope';
 import type { Config } from '../config';
 import { auditLogger, logger } from '../log';
 import { runtime as consoleRuntime, type ConsoleRuntime } from '../runtime';
@@ -72,8 +73,9 @@ export function createHttpHandler(routes: Route<any, any, any>[], getRuntime: ()
     .use(permissionGuard())
     .use(stepUp())
     .use(consoleValidation());
-  // callable without a Lambda context too (tests, the container gateway)
-  return chain as typeof chain & ((event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>);
+  // each request with its own shared reads (lib/request-scope); callable without a Lambda context
+  // too (tests, the container gateway)
+  return (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => inRequestScope(() => chain(event, context as Context));
 }
 
 /** A console Lambda handler for a group of routes. */
