@@ -1,4 +1,5 @@
 // Every console route, for the OpenAPI document and the route/serverless.yml consistency test.
+import { routes as accessSettings } from './access-settings';
 import { routes as adminApprovals } from './admin-approvals';
 import { routes as adminDelegations } from './admin-delegations';
 import { routes as adminOperators } from './admin-operators';
@@ -18,6 +19,7 @@ import { routes as setup } from './setup';
 import { routes as users } from './users';
 
 export const consoleRoutes = {
+  'access-settings': accessSettings,
   'admin-approvals': adminApprovals,
   'admin-delegations': adminDelegations,
   'admin-operators': adminOperators,
