@@ -8,6 +8,7 @@ import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials
 import { poolOptions } from './directory/pool';
 import { unavailable } from './errors';
 import { logger } from './log';
+import { ensureSchema } from './migrations/startup';
 import { readSettingsOncePerRequest, type InstanceSettings } from './setup/settings';
 import { createStore, type Store } from './store';
 import { processEnvironment, type Environment } from './config/environment';
@@ -26,6 +27,12 @@ export interface ConsoleRuntime {
   writeCreds(): Promise<DirectoryCredentials>;
   /** Settings and the directory they configure, from one read of the settings (undefined settings: not configured). */
   settingsAndDirectory(): Promise<{ settings?: InstanceSettings; directory?: Directory }>;
+  /**
+   * The store holds this code's schema (console spec, Versioning 2): pending migrations run on the
+   * first request of an instance after an automatic copy of the data (Database:AutoMigrate), or it
+   * answers 503 `migration_pending` until the admin CLI's `migrate` has run them.
+   */
+  schemaReady(): Promise<void>;
 }
 
 
@@ -79,7 +86,16 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
     return { user: s.writeAccount.user, password: openString(await masterKey(), s.writeAccount.sealedPassword, 'tech-account:write') };
   }
 
-  return { config, store, audit, masterKey, settings, directory, writeCreds, settingsAndDirectory };
+  let schemaChecked: Promise<void> | undefined;
+  function schemaReady(): Promise<void> {
+    schemaChecked ??= ensureSchema({ config, store, audit }).catch((e) => {
+      schemaChecked = undefined; // checked again on the next request (e.g. once `migrate` has run)
+      throw e;
+    });
+    return schemaChecked;
+  }
+
+  return { config, store, audit, masterKey, settings, directory, writeCreds, settingsAndDirectory, schemaReady };
 }
 
 export type ConsoleDecisionContext = DecisionContext<ConsoleRuntime>;
