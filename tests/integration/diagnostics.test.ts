@@ -1,6 +1,6 @@
-import { delegationRightsModel, recordDelegationExport } from '../../lib/diagnostics/delegation-export';
+import { changeAuthz, listDelegations, putDelegation, putRole } from '../../lib/authz/rights';
 import type { InstanceSettings } from '../../lib/setup/settings';
-import { deleteRecord, getRecord, putRecord } from '../../lib/store/records';
+import { getRecord, putRecord } from '../../lib/store/records';
 import { auditMark, auditSince, lapsCanaries, signedIn, stack, store } from '../support/stack';
 
 describe('LAPS diagnostics', () => {
@@ -101,16 +101,27 @@ describe('diagnostics, complete (GET /api/diagnostics)', () => {
     }
   });
 
-  it('reports the delegation export missing, out of date, and current (the export records what it covered)', async () => {
+  it("reports the delegation export out of date exactly when the export's own status says the directory lacks a right", async () => {
     const c = await signedIn('op-super');
+    const agree = async () => {
+      const [d, e] = await Promise.all([c.get('/api/diagnostics'), c.get('/api/admin/delegation-export')]);
+      const missing = e.body.exports.flatMap((x: any) => x.status?.missing ?? []);
+      const verdict = d.body.checks.find((x: any) => x.section === 'delegation');
+      expect(verdict).toMatchObject(missing.length ? { code: 'delegation_export_out_of_date', severity: 'warning', details: { missingCount: missing.length } } : { code: 'delegation_export_current', severity: 'ok' });
+      return verdict;
+    };
+    await agree();
+    // a delegation that needs a right nobody exported: groups.create on OU=Branch (Create group objects)
+    const branch = (await listDelegations(store)).find((d) => d.id === 'helpdesk-branch')!;
+    await putRole(store, { id: 'diag-group-creator', name: 'Diagnostics group creator', permissions: ['groups.read', 'groups.create'] });
+    await putDelegation(store, { id: 'diag-group-creator', roleId: 'diag-group-creator', scope: branch.scope, assignees: branch.assignees });
     try {
-      expect(find(await c.get('/api/diagnostics'), 'delegation_export_missing')).toMatchObject({ severity: 'warning' });
-      await recordDelegationExport(store, 'a model of an older version');
-      expect(find(await c.get('/api/diagnostics'), 'delegation_export_out_of_date')).toMatchObject({ severity: 'warning', details: { exportedAt: expect.any(String) } });
-      await recordDelegationExport(store, (await delegationRightsModel(store))!);
-      expect(find(await c.get('/api/diagnostics'), 'delegation_export_current')).toMatchObject({ severity: 'ok' });
+      const verdict = await agree();
+      expect(verdict.code).toBe('delegation_export_out_of_date');
+      expect(verdict.details.missing).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'write', ou: branch.scope[0].dn, ace: expect.stringContaining(';CC;') })]));
+      expect(verdict.remedy).toContain('Export the delegation script again');
     } finally {
-      await deleteRecord(store, 'INSTANCE', 'DELEGATION_EXPORT');
+      await changeAuthz(store, () => ({ writes: [{ delete: 'delegation', id: 'diag-group-creator' }, { delete: 'role', id: 'diag-group-creator' }], result: undefined }));
     }
   });
 

@@ -3,7 +3,7 @@ import { DirectoryPool, LdapDirectory } from '../../lib/directory';
 import { getRecord, putRecord } from '../../lib/store/records';
 import type { InstanceSettings } from '../../lib/setup/settings';
 import type { ConsoleClient } from '../../local/console-client';
-import { auditMark, auditSince, signedIn, stack, steppedUp, store } from '../support/stack';
+import { account, auditMark, auditSince, newClient, nextCode, signedIn, stack, steppedUp, store } from '../support/stack';
 import { makeTestCa } from '../support/test-ca';
 
 // Directory connection changes against the real directory (console spec, Operating rules):
@@ -20,6 +20,7 @@ const SECRETS = () => Object.values(seeded).map((a) => a.password);
 
 let c: ConsoleClient;
 let original: { data: InstanceSettings; version: number };
+let noStepUp: ConsoleClient | undefined;
 
 const settingsNow = async () => (await getRecord<InstanceSettings>(store, 'INSTANCE', 'SETTINGS'))!;
 
@@ -85,6 +86,27 @@ describe('the directory connection view', () => {
     expect((await h.put('/api/settings/directory/dcs', { dcs: [dc1] })).status).toBe(403);
     expect((await settingsNow()).version).toBe(before);
     expect((await auditSince(mark)).filter((x) => x.event === 'authz.decision' || x.event === 'settings.directory.dcs').length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('every change needs a recent step-up', () => {
+  it.each([
+    ['/api/settings/directory/dcs', { dcs: [dc1] }, 'settings.directory.dcs'],
+    ['/api/settings/directory/ca', { caPem }, 'settings.directory.ca'],
+    ['/api/settings/directory/upn-suffixes', { upnSuffixes: ['example.org'] }, 'settings.directory.upn_suffixes'],
+    ['/api/settings/directory/accounts/read/password', { password: seeded.read.password }, 'settings.directory.account_password'],
+    ['/api/settings/directory/managed-ous', { managedOus: [stack.directory.managedOus[0]], confirm: true }, 'settings.directory.managed_ous'],
+  ])('PUT %s without one: 403 reauth_required, audited, nothing stored', async (path, body, event) => {
+    // a session of its own (signed in with an authenticator code, no step-up yet)
+    if (!noStepUp) {
+      const fresh = newClient();
+      expect((await fresh.login('op-super', account('op-super').password, await nextCode('op-super'))).status).toBe(200);
+      noStepUp = fresh;
+    }
+    const before = (await settingsNow()).version;
+    const mark = await auditMark();
+    const r = await noStepUp.put(path, body);
+    await expectRefused(r, 403, 'reauth_required', mark, event, before);
   });
 });
 
