@@ -1,5 +1,6 @@
 // Every console route, for the OpenAPI document and the route/serverless.yml consistency test.
 import { routes as adminApprovals } from './admin-approvals';
+import { routes as adminBaseline } from './admin-baseline';
 import { routes as adminDelegations } from './admin-delegations';
 import { routes as adminOperators } from './admin-operators';
 import { routes as adminRoles } from './admin-roles';
@@ -9,6 +10,7 @@ import { routes as audit } from './audit';
 import { routes as auth } from './auth';
 import { routes as computers } from './computers';
 import { routes as diagnostics } from './diagnostics';
+import { routes as exportsRoutes } from './exports';
 import { routes as fleetStatus } from './fleet-status';
 import { routes as groups } from './groups';
 import { routes as health } from './health';
@@ -18,6 +20,7 @@ import { routes as users } from './users';
 
 export const consoleRoutes = {
   'admin-approvals': adminApprovals,
+  'admin-baseline': adminBaseline,
   'admin-delegations': adminDelegations,
   'admin-operators': adminOperators,
   'admin-roles': adminRoles,
@@ -27,6 +30,7 @@ export const consoleRoutes = {
   auth,
   computers,
   diagnostics,
+  exports: exportsRoutes,
   'fleet-status': fleetStatus,
   groups,
   health,
