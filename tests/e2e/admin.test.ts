@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { deleteRecord } from '../../lib/store/records';
 import { seedUser, stack, steppedUp, store } from '../support/stack';
@@ -177,7 +178,33 @@ test('operators, the protection list and the LAPS account are shown to the admin
   await expect(page.locator('tbody').textContent()).resolves.toContain('directory password');
   expect(await page.getByRole('button', { name: 'Delete op-super' }).count()).toBe(0); // not one's own record
   await page.goto('/admin/protection');
-  await expect(page.getByTestId('protected-groups').textContent()).resolves.toContain('GG-VIP');
-  await expect(page.getByTestId('laps-account').textContent()).resolves.toContain(stack.directory.technicalAccounts.laps.upn);
+  await page.getByTestId('protected-groups').getByText(/GG-VIP/).waitFor();
+  await page.getByTestId('laps-account').getByText(stack.directory.technicalAccounts.laps.upn).waitFor();
+  expect(await criticalViolations(page)).toEqual([]);
+});
+
+test('a watch list shows the disabled users and downloads as CSV', async () => {
+  const { page } = w;
+  await page.goto('/watch-lists/disabled');
+  await page.getByTestId('watch-list').getByRole('cell', { name: 'carol', exact: true }).waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('watch-csv').click()]);
+  expect(download.suggestedFilename()).toMatch(/^watch-disabled-\d{4}-\d{2}-\d{2}\.csv$/);
+  const csv = fs.readFileSync((await download.path())!, 'utf8');
+  expect(csv.split('\r\n')[0]).toContain('"username"');
+  expect(csv).toContain('"carol"');
+  expect(await criticalViolations(page)).toEqual([]);
+});
+
+test("the baseline: this console's own file checks as unchanged, then imports", async () => {
+  const { page } = w;
+  const baseline = (await (await steppedUp('op-super')).get('/api/admin/baseline')).body;
+  await page.goto('/admin/baseline');
+  await page.getByLabel('Baseline file (JSON)').setInputFiles({ name: 'baseline.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(baseline)) });
+  await page.getByRole('button', { name: 'Check the baseline' }).click();
+  const summary = page.getByTestId('baseline-summary');
+  await stepUpIfAsked(page, summary);
+  await expect(summary.textContent()).resolves.toContain('Unchanged roles');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Imported.' }).waitFor();
   expect(await criticalViolations(page)).toEqual([]);
 });

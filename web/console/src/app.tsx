@@ -5,6 +5,7 @@ import { UserPage, UsersPage, GroupPage, GroupsPage } from './users';
 import { ApprovalPage, ApprovalsPage } from './approvals';
 import { AuditPage } from './audit';
 import { AdminPage } from './admin';
+import { WatchListsPage } from './watch';
 import { SetupPage } from './setup';
 import { SignIn } from './signin';
 import { ErrorText, Link, RouterProvider, StepUpProvider, useRoute, useStepUp } from './ui';
@@ -173,6 +174,11 @@ function Nav({ me }: { me: Me }) {
             <Link to="/groups">Groups</Link>
           </li>
         )}
+        {can(me, 'users.read') && (
+          <li>
+            <Link to="/watch-lists">Watch lists</Link>
+          </li>
+        )}
         <li>
           <Link to="/approvals">
             Approvals{' '}
@@ -211,6 +217,8 @@ function Page({ me }: { me: Me }) {
       return seg[1] ? <GroupPage id={seg[1]} /> : <GroupsPage />;
     case 'approvals':
       return seg[1] ? <ApprovalPage id={seg[1]} me={me} /> : <ApprovalsPage />;
+    case 'watch-lists':
+      return <WatchListsPage list={seg[1]} />;
     case 'audit':
       return <AuditPage />;
     case 'admin':
