@@ -11,6 +11,7 @@ import { routes as auth } from './auth';
 import { routes as computers } from './computers';
 import { routes as diagnostics } from './diagnostics';
 import { routes as exportsRoutes } from './exports';
+import { routes as directorySettings } from './directory-settings';
 import { routes as fleetStatus } from './fleet-status';
 import { routes as groups } from './groups';
 import { routes as health } from './health';
@@ -31,6 +32,7 @@ export const consoleRoutes = {
   computers,
   diagnostics,
   exports: exportsRoutes,
+  'directory-settings': directorySettings,
   'fleet-status': fleetStatus,
   groups,
   health,

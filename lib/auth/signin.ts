@@ -3,6 +3,7 @@ import { ApiError, forbidden, tooMany, unauthorized } from '../errors';
 import { hasAnyRole, operatorRights } from '../authz/rights';
 import type { ConsoleRuntime } from '../runtime';
 import { DirectoryInvalidCredentials, type PrincipalFacts } from '../directory';
+import { readSignInPolicy } from './access-only';
 import { checkTotpCode, getOperator, noteSignIn, pendingEnrolmentSecret } from './operators';
 import { accountSubject, addressRefused, admitSignIn } from './rate-limit';
 import { createSession, destroySession, type OperatorIdentity, type Session } from './sessions';
@@ -110,6 +111,12 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
       correlationId: ctx.correlationId,
       ...(details ? { details } : {}),
     });
+
+  // the access-platform only mode (read fresh: the recovery command holds at the next sign-in)
+  if ((await readSignInPolicy(rt.store)).accessOnly) {
+    await audit('denied', 'access_platform_only');
+    throw forbidden('access_platform_only');
+  }
 
   const early = await addressRefused(rt.store, rt.config.SignIn, ctx.sourceIp);
   const directory = early ? undefined : await rt.directory();
