@@ -152,6 +152,11 @@ export const WORDS: Record<string, string> = {
   // instance administration: protection list, operator records, baseline
   group_not_security_group: 'Only a security group can protect its members: a distribution group is never in a sign-in token.',
   already_protected: 'That group is already on the protection list.',
+  baseline_invalid: 'The baseline was not imported: some of its entries cannot be used on this console. Nothing was changed.',
+  baseline_conflicts: 'The baseline was not imported: it would replace roles or delegations that differ here. Import again with "replace" to overwrite them. Nothing was changed.',
+  assignee_kind_mismatch: 'An assignee of the baseline is not of the kind it names (user or group) here.',
+  duplicate_delegation: 'The baseline names the same delegation twice.',
+  delegation_exists: 'A different delegation with that id exists here.',
   // directory management (moves, renames, groups) and the delegation export
   same_ou: 'The account is already in that OU.',
   name_taken: 'Another object in that OU already has this name.',
