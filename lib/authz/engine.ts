@@ -4,6 +4,7 @@ import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClas
 import { DecisionContext, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
 import { REQUIRES, type OperatorRights } from './rights';
+import type { AuditInput } from '../audit';
 
 export { DecisionContext, type DecisionHost, type OperatorRef, type ScopedGrant } from './context';
 
@@ -93,13 +94,18 @@ export async function recordDecision(
   decision: Decision,
   opts: { correlationId: string; ticket?: string },
 ): Promise<void> {
+  await ctx.rt.audit.append(decisionAuditRow(actor, kind, action, guid, decision, opts));
+}
+
+/** The `authz.decision` row of a decision (written by `recordDecision`, or with the action's own row in one append). */
+export function decisionAuditRow(actor: Actor, kind: TargetKind, action: Permission, guid: string, decision: Decision, opts: { correlationId: string; ticket?: string }): AuditInput {
   const t = decision.target;
   const reason = decision.allowed
     ? `delegation:${decision.delegationId}`
     : decision.approval
       ? `approval_required:${decision.approval.kind === 'always' ? 'always' : `delegation:${decision.approval.delegationId}`}`
       : decision.reason;
-  await ctx.rt.audit.append({
+  return {
     event: 'authz.decision',
     outcome: decision.allowed ? 'allowed' : 'denied',
     reason,
@@ -108,7 +114,7 @@ export async function recordDecision(
     ...(opts.ticket ? { ticket: opts.ticket } : {}),
     correlationId: opts.correlationId,
     details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
-  });
+  };
 }
 
 /** decideOnComputer: `decideOn` for computers (LAPS actions need `computers.read` in the same delegation). */
