@@ -9,6 +9,7 @@ import { SERVICE_CHAIN } from '../../lib/password-service/link/service-chain';
 import { PIN_KEY } from '../../lib/password-service/service-side/context';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { windowKey } from '../../lib/store/window';
+import { securityHeaders } from '../../lib/http/browser';
 
 // The AWS deployment as packaged (`npm run package`: CloudFormation for the sample stage, no AWS
 // account): what the templates let each function reach (issue 17). The package is made once and
@@ -118,7 +119,7 @@ describe('the password service', () => {
     expect(readers(/:secret:hdc\/[^/]+\/reset-/)).toEqual(['password-service/PasswordServiceRole']);
     expect(readers(/:secret:hdc\/[^/]+\/link-key-/).sort()).toEqual(['console/ConsolePasswordClientRole', 'password-service/PasswordServiceRole']);
     expect(readers(/:secret:hdc\/[^/]+\/master-key-/).sort()).toEqual(['console/ConsolePasswordClientRole', 'console/ConsoleRole']);
-    expect(readers(/:secret:hdc-fleet\/[^/]+\/master-key-/)).toEqual(['fleet/FleetRole']);
+    expect(readers(/:secret:hdc-fleet\/[^/]+\/master-key-/).sort()).toEqual(['fleet/FleetPollRole', 'fleet/FleetRole']);
     // every secret is named exactly: the stage's, with Secrets Manager's six-character suffix
     for (const r of allRoles())
       for (const s of r.statements.filter((x) => grants(x, 'secretsmanager:GetSecretValue')))
@@ -178,6 +179,22 @@ describe('the console', () => {
     expect(new Set(others.map((f) => f.role))).toEqual(new Set(['ConsoleRole']));
   });
 
+  it('cannot write the password service\'s pin, link nonces or LAPS rate windows', () => {
+    const cfg = { PasswordService: { MaxLapsReadsPerTarget: 3, RateWindow: 3600 } } as any;
+    const serviceOnly = [PIN_KEY.pk, nonceItem({ tableName: 'x' } as any, 'n').Item.pk, windowKey(lapsWindow(cfg, '5f0c3a52-7d1e-4a3b-9c1d-2e3f4a5b6c7d')).pk];
+    for (const role of ['ConsoleRole', 'ConsolePasswordClientRole']) {
+      const denies = roleStatements(t.console, role).filter((s) => s.Effect === 'Deny');
+      for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
+        for (const pk of serviceOnly) {
+          const denied = denies.some((s) => list(s.Action).includes(action) && list(s.Condition?.['ForAnyValue:StringLike']?.['dynamodb:LeadingKeys']).some((p) => like(p, pk)));
+          expect([role, action, pk, denied]).toEqual([role, action, pk, true]);
+        }
+      }
+      // its own audit chain's rows stay verifiable and purgeable by the console's jobs
+      expect(denies.flatMap((s) => list(s.Condition?.['ForAnyValue:StringLike']?.['dynamodb:LeadingKeys'])).some((p) => like(p, `AUDIT#${SERVICE_CHAIN}`))).toBe(false);
+    }
+  });
+
   it('keeps its table with point-in-time recovery, encryption, and retained on delete or replace', () => {
     for (const [tpl, id] of [[t.console, 'HdcTable'], [t.fleet, 'FleetTable']] as const) {
       const table = tpl.Resources[id];
@@ -196,6 +213,90 @@ describe('the console', () => {
         ['$context.requestId', '$context.identity.sourceIp', '$context.requestTime', '$context.httpMethod', '$context.routeKey', '$context.status', '$context.protocol', '$context.responseLength'].sort(),
       );
     }
+  });
+});
+
+describe.each([
+  ['console', 'Web', ['/api/*', '/health/*', '/openapi/*']],
+  ['fleet', 'FleetWeb', ['/api/*', '/health/*']],
+] as const)('the %s web app', (service, prefix, apiPaths) => {
+  const res = (name: string) => t[service].Resources[`${prefix}${name}`];
+
+  it('sits in a private, encrypted bucket that only its distribution reads (origin access control)', () => {
+    const bucket = res('Bucket').Properties;
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.OwnershipControls.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+    const policy = res('BucketPolicy').Properties;
+    expect(policy.Bucket).toEqual({ Ref: `${prefix}Bucket` });
+    const [stmt, ...more] = policy.PolicyDocument.Statement;
+    expect(more).toEqual([]);
+    expect([stmt.Effect, stmt.Principal, stmt.Action, text(stmt.Resource)]).toEqual(['Allow', { Service: 'cloudfront.amazonaws.com' }, 's3:GetObject', `\${${prefix}Bucket.Arn}/*`]);
+    expect(text(stmt.Condition.StringEquals['AWS:SourceArn'])).toBe(`arn:\${AWS::Partition}:cloudfront::\${AWS::AccountId}:distribution/\${${prefix}Distribution}`);
+    expect(res('OriginAccessControl').Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+  });
+
+  it('shares its origin with the API and sends the security headers of lib/http/browser.ts on every path', () => {
+    const d = res('Distribution').Properties.DistributionConfig;
+    const web = d.Origins.find((o: any) => o.Id === 'web');
+    expect(web.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [`${prefix}OriginAccessControl`, 'Id'] });
+    expect(web.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    const api = d.Origins.find((o: any) => o.Id === 'api');
+    expect(JSON.stringify(api.DomainName)).toContain('"HttpApi","ApiEndpoint"');
+    expect(api.CustomOriginConfig).toEqual({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+    expect(d.CacheBehaviors.map((b: any) => b.PathPattern)).toEqual(apiPaths);
+    for (const b of d.CacheBehaviors) expect(b).toMatchObject({ TargetOriginId: 'api', ViewerProtocolPolicy: 'https-only', CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad' });
+    expect(d.DefaultCacheBehavior).toMatchObject({ TargetOriginId: 'web', ViewerProtocolPolicy: 'redirect-to-https' });
+    for (const b of [d.DefaultCacheBehavior, ...d.CacheBehaviors]) expect(b.ResponseHeadersPolicyId).toEqual({ Ref: `${prefix}SecurityHeaders` });
+    // the policy, read back as headers, is what the API sends
+    const p = res('SecurityHeaders').Properties.ResponseHeadersPolicyConfig;
+    const sec = p.SecurityHeadersConfig;
+    const sent: Record<string, string> = {
+      'content-security-policy': sec.ContentSecurityPolicy.ContentSecurityPolicy,
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': sec.FrameOptions.FrameOption,
+      'referrer-policy': sec.ReferrerPolicy.ReferrerPolicy,
+      'strict-transport-security': `max-age=${sec.StrictTransportSecurity.AccessControlMaxAgeSec}${sec.StrictTransportSecurity.IncludeSubdomains ? '; includeSubDomains' : ''}`,
+      ...Object.fromEntries(p.CustomHeadersConfig.Items.map((i: any) => [i.Header, i.Value])),
+    };
+    expect(sent).toEqual(securityHeaders({ publicOrigin: 'https://hdc.example', hstsMaxAge: 31536000 }));
+    for (const h of [...Object.values(sec), ...p.CustomHeadersConfig.Items] as any[]) expect(h.Override).toBe(true);
+  });
+});
+
+describe('the fleet poll', () => {
+  const r = () => t.fleet.Resources;
+  const poll = () => r().FleetPollLambdaFunction;
+
+  it('runs every 60 seconds from an EventBridge rule that alone may invoke it on a schedule', () => {
+    const rules = ofType(t.fleet, 'AWS::Events::Rule');
+    expect(rules.map(([, x]) => [x.Properties.ScheduleExpression, x.Properties.Targets.map((tg: any) => tg.Arn)])).toEqual([['rate(1 minute)', [{ 'Fn::GetAtt': ['FleetPollLambdaFunction', 'Arn'] }]]]);
+    const perms = ofType(t.fleet, 'AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'events.amazonaws.com');
+    expect(perms.map(([, p]) => [p.Properties.FunctionName, p.Properties.SourceArn])).toEqual([[{ 'Fn::GetAtt': ['FleetPollLambdaFunction', 'Arn'] }, { 'Fn::GetAtt': [rules[0][0], 'Arn'] }]]);
+  });
+
+  it('continues a round through its queue: encrypted, short-lived, dead letters kept, one message per invocation', () => {
+    const q = r().FleetPollQueue.Properties;
+    expect(q.SqsManagedSseEnabled).toBe(true);
+    expect(q.MessageRetentionPeriod).toBeLessThanOrEqual(300);
+    expect(q.VisibilityTimeout).toBeGreaterThan(poll().Properties.Timeout);
+    expect(q.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': ['FleetPollDeadLetterQueue', 'Arn'] }, maxReceiveCount: 3 });
+    expect(r().FleetPollDeadLetterQueue.Properties.SqsManagedSseEnabled).toBe(true);
+    const [[, mapping], ...more] = ofType(t.fleet, 'AWS::Lambda::EventSourceMapping');
+    expect(more).toEqual([]);
+    expect(mapping.Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': ['FleetPollQueue', 'Arn'] }, FunctionName: { 'Fn::GetAtt': ['FleetPollLambdaFunction', 'Arn'] }, BatchSize: 1 });
+    expect(poll().Properties.Environment.Variables.FLEET_POLL_QUEUE_URL).toEqual({ Ref: 'FleetPollQueue' });
+  });
+
+  it('has its own role, the only one that may use the queue; no fleet role invokes a function', () => {
+    expect(poll().Properties.Role).toEqual({ 'Fn::GetAtt': ['FleetPollRole', 'Arn'] });
+    const fleetRoles = allRoles().filter((x) => x.service === 'fleet');
+    const sqsUsers = fleetRoles.filter((x) => x.statements.some((s) => s.Effect === 'Allow' && list(s.Action).some((a) => a.startsWith('sqs:'))));
+    expect(sqsUsers.map((x) => x.role)).toEqual(['FleetPollRole']);
+    expect(sqsUsers[0].statements.filter((s) => list(s.Action).some((a) => a.startsWith('sqs:'))).flatMap(resources)).toEqual(['GetAtt:FleetPollQueue.Arn']);
+    expect(fleetRoles.some((x) => x.statements.some((s) => list(s.Action).some((a) => a.startsWith('lambda:'))))).toBe(false);
+    const others = functionsOf(t.fleet).filter((f) => f.id !== 'FleetPollLambdaFunction');
+    expect(new Set(others.map((f) => f.role))).toEqual(new Set(['FleetRole']));
   });
 });
 
