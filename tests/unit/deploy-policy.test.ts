@@ -4,7 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { LOCAL_STAGES, readNetwork, renderNetwork } from '../../deploy/network';
 import { ensurePackaged, readTemplate, ROOT, SAMPLE_STAGE, type ServiceName } from '../../deploy/package';
-import { nonceItem } from '../../lib/password-service/link';
+import { randomBytes, createHash } from 'node:crypto';
+import { loadConfig } from '../../lib/config';
+import { nonceItem, signRequest } from '../../lib/password-service/link';
+import { PasswordService } from '../../lib/password-service/service-side/service';
+import { memoryDynamoStore } from '../support/memory-dynamo';
 import { SERVICE_CHAIN } from '../../lib/password-service/link/service-chain';
 import { PIN_KEY } from '../../lib/password-service/service-side/context';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
@@ -156,6 +160,83 @@ describe('the password service', () => {
     expect(readable.filter((p) => !writable.includes(p))).toEqual(['INSTANCE']);
     for (const s of statements) expect(resources(s)).toEqual([`arn:\${AWS::Partition}:dynamodb:\${AWS::Region}:\${AWS::AccountId}:table/hdc-${STAGE}`]);
   });
+});
+
+describe('the password service run over a table that records what it asks', () => {
+  /** Every (IAM action, partition key) the service's own code sends, for each operation it serves. */
+  async function serviceRequests(): Promise<Array<{ action: string; pk: string }>> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-pwdsvc-'));
+    fs.writeFileSync(path.join(dir, 'laps'), 'not-a-real-password');
+    fs.writeFileSync(path.join(dir, 'reset'), 'not-a-real-password');
+    const store = memoryDynamoStore(`hdc-${STAGE}`);
+    const caPem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    // the directory settings as setup writes them; the only DC refuses connections (nothing is read)
+    const settings = { domain: 'corp.example.test', baseDn: 'DC=corp,DC=example,DC=test', dcs: [{ name: 'dc1', url: 'ldaps://127.0.0.1:1' }], caPem, managedOus: [], tierOus: [], protectedGroups: [], superAdministrators: [], stepUpMode: 'password', configuredAt: new Date().toISOString(), readAccount: { user: 'r', sealedPassword: 'x' }, writeAccount: { user: 'w', sealedPassword: 'x' } };
+    store.items.set('INSTANCE', new Map([['SETTINGS', { pk: 'INSTANCE', sk: 'SETTINGS', _et: 'Record', data: settings, version: 1 }]]));
+    const asked: Array<{ action: string; pk: string }> = [];
+    const send = store.documentClient.send.bind(store.documentClient) as (cmd: any) => Promise<any>;
+    const ACTION: Record<string, string> = { GetCommand: 'GetItem', PutCommand: 'PutItem', DeleteCommand: 'DeleteItem', QueryCommand: 'Query', UpdateCommand: 'UpdateItem' };
+    (store.documentClient as any).send = (cmd: any) => {
+      const input = cmd.input;
+      if (cmd.constructor.name === 'TransactWriteCommand') {
+        for (const op of input.TransactItems) {
+          const [kind, o] = Object.entries(op)[0] as [string, any];
+          asked.push({ action: `dynamodb:${{ Put: 'PutItem', Delete: 'DeleteItem', Update: 'UpdateItem', ConditionCheck: 'ConditionCheckItem' }[kind]}`, pk: (o.Item ?? o.Key).pk });
+        }
+      } else {
+        const pk = input.Key?.pk ?? input.Item?.pk ?? input.ExpressionAttributeValues?.[':pk'] ?? `(${cmd.constructor.name})`;
+        asked.push({ action: `dynamodb:${ACTION[cmd.constructor.name] ?? cmd.constructor.name}`, pk });
+      }
+      return send(cmd);
+    };
+    const env = { HDC_LAPS_UPN: 'svc-laps@corp.example.test', HDC_LAPS_PASSWORD_FILE: path.join(dir, 'laps'), HDC_RESET_UPN: 'svc-reset@corp.example.test', HDC_RESET_PASSWORD_FILE: path.join(dir, 'reset') };
+    const key = randomBytes(32);
+    const service = new PasswordService(store, loadConfig(env).config, env, async () => key);
+    const operator = { guid: '00000000-0000-0000-0000-00000000abcd', name: 'policy-test' };
+    const guid = '5f0c3a52-7d1e-4a3b-9c1d-2e3f4a5b6c7d';
+    const laps = (op: string) => ({ op, computerGuid: guid, expectedDn: 'CN=WS1,OU=Managed,DC=corp,DC=example,DC=test', vipAllowed: false, operator, correlationId: `c-${op}` });
+    try {
+      await service.handle({ not: 'an envelope' });
+      for (const req of [
+        { op: 'pin' },
+        { op: 'health' },
+        laps('laps.read'),
+        laps('laps.expire'),
+        { op: 'laps.diagnose', scopeDns: ['OU=Managed,DC=corp,DC=example,DC=test'] },
+        { op: 'users.password.reset', userGuid: guid, expectedDn: 'CN=U1,OU=Managed,DC=corp,DC=example,DC=test', vipAllowed: false, mustChange: true, unlock: false, operator, correlationId: 'c-reset' },
+      ]) {
+        await service.handle(signRequest(key, req));
+      }
+      // the pin was written with this CA: the LAPS operations went past the trust check
+      expect(store.items.get('PWDSVC')?.get('PIN')?.data.caSha256).toBe(createHash('sha256').update(caPem).digest('hex'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return asked;
+  }
+
+  /** IAM, reduced to what these statements use: an Allow naming the action whose LeadingKeys condition admits the key. */
+  const allows = (statements: Statement[], action: string, pk: string) =>
+    statements.some((s) => {
+      if (s.Effect !== 'Allow' || !list(s.Action).includes(action)) return false;
+      const like_ = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      const equals = s.Condition?.['ForAllValues:StringEquals']?.['dynamodb:LeadingKeys'];
+      if (like_) return list(like_).some((p) => like(p, pk));
+      if (equals) return list(equals).includes(pk);
+      return !s.Condition;
+    });
+
+  it('asks only what its role allows, for every operation it serves', async () => {
+    const asked = await serviceRequests();
+    const families = new Set(asked.map((a) => a.pk.replace(/#[0-9a-f]{40}$/, '#…')));
+    // every kind of item the service keeps was exercised
+    expect([...families].sort()).toEqual(['AUDIT#password-service', 'AUDITMETA#password-service', 'INSTANCE', 'LINKNONCE', 'PWDSVC', 'WINDOW#pwdsvc-laps#…']);
+    const statements = roleStatements(t['password-service'], 'PasswordServiceRole');
+    const refused = asked.filter((a) => !allows(statements, a.action, a.pk));
+    expect(refused).toEqual([]);
+    // and the settings are read, never written
+    expect(asked.filter((a) => a.pk === 'INSTANCE' && a.action !== 'dynamodb:GetItem')).toEqual([]);
+  }, 60_000);
 });
 
 describe('the console', () => {
