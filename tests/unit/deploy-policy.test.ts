@@ -381,6 +381,26 @@ describe('the fleet poll', () => {
   });
 });
 
+describe('the optional network stack', () => {
+  it('creates the endpoints both services reach: DynamoDB (gateway), Secrets Manager and Lambda (interface, private DNS)', () => {
+    const e = network.endpointsStack!;
+    const endpoints = ofType(t.network, 'AWS::EC2::VPCEndpoint').map(([, r]) => r.Properties);
+    expect(endpoints.map((p) => [text(p.ServiceName), p.VpcEndpointType]).sort()).toEqual([
+      ['com.amazonaws.${AWS::Region}.dynamodb', 'Gateway'],
+      ['com.amazonaws.${AWS::Region}.lambda', 'Interface'],
+      ['com.amazonaws.${AWS::Region}.secretsmanager', 'Interface'],
+    ]);
+    for (const p of endpoints) {
+      expect(p.VpcId).toBe(network.vpcId);
+      if (p.VpcEndpointType === 'Gateway') expect(p.RouteTableIds).toEqual(e.routeTableIds);
+      else expect([p.PrivateDnsEnabled, p.SubnetIds, p.SecurityGroupIds]).toEqual([true, e.subnetIds, [{ Ref: 'EndpointSecurityGroup' }]]);
+    }
+    const sg = t.network.Resources.EndpointSecurityGroup.Properties;
+    expect(sg.SecurityGroupIngress.map((r: any) => `${r.IpProtocol}/${r.FromPort} ${r.CidrIp}`)).toEqual([`tcp/443 ${e.vpcCidr}`]);
+    expect(t.network.Outputs?.EndpointSecurityGroupId.Value).toEqual({ Ref: 'EndpointSecurityGroup' });
+  });
+});
+
 describe('every role', () => {
   it('names its actions: no wildcard action in any Allow, `*` resources only for the network interfaces', () => {
     for (const service of Object.keys(t) as ServiceName[]) {
