@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'ldapts';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { createStore } from '../lib/store';
 import * as OTPAuth from 'otpauth';
 import { ConsoleClient } from '../local/console-client';
 import { RUN_DIR } from '../local/processes';
@@ -53,6 +55,11 @@ async function main() {
   const ca = fs.readFileSync(stack.directory.caFile);
   const reveal: number[] = [];
   const raw: number[] = [];
+  // the floors, measured in the same rounds: a signed-in request that reads nothing else (gateway,
+  // session, rights) and one conditional two-item transaction on the same DynamoDB Local
+  const signedIn: number[] = [];
+  const storeWrite: number[] = [];
+  const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
   const ids: Array<{ id: string; ms: number }> = [];
   for (const t of targets) {
     const w = await c.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' }); // warm-up (connections, caches that may be lost)
@@ -74,12 +81,34 @@ async function main() {
       await l.unbind();
       if (!e?.['msLAPS-Password']) throw new Error('raw read returned nothing');
       raw.push(performance.now() - t0);
+
+      t0 = performance.now();
+      const me = await c.get('/api/auth/me');
+      if (me.status !== 200) throw new Error(`me: ${me.status}`);
+      signedIn.push(performance.now() - t0);
+
+      t0 = performance.now();
+      const id = `${round}-${t.name}`;
+      await store.documentClient.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `row#${id}` }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `head#${id}` } } },
+          ],
+        }),
+      );
+      storeWrite.push(performance.now() - t0);
     }
   }
   console.log(`samples               ${reveal.length}`);
   console.log(`reveal round trip     median ${median(reveal).toFixed(1)} ms   (console → password service → directory)`);
   console.log(`raw ldapts read       median ${median(raw).toFixed(1)} ms   (LDAPS connect + bind + read + unbind)`);
   console.log(`ratio reveal / raw    ${(median(reveal) / median(raw)).toFixed(2)}`);
+  console.log('');
+  console.log('floors measured in the same rounds');
+  console.log(`signed-in GET /api/auth/me        median ${median(signedIn).toFixed(1)} ms   (gateway + session + settings + rights, no directory)`);
+  console.log(`DynamoDB transaction (2 puts)     median ${median(storeWrite).toFixed(1)} ms   (the reveal waits on 3 in a row: nonce + rate window, service audit, console audit)`);
+  console.log(`ratio (reveal − 3 transactions) / raw   ${((median(reveal) - 3 * median(storeWrite)) / median(raw)).toFixed(2)}   (what the store's write latency leaves)`);
 
   // per hop: medians over the measured reveals whose timing lines were found in both logs
   await new Promise((r) => setTimeout(r, 500)); // let the processes flush their logs

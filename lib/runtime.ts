@@ -8,7 +8,8 @@ import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials
 import { poolOptions } from './directory/pool';
 import { unavailable } from './errors';
 import { logger } from './log';
-import { readSettings, type InstanceSettings } from './setup/settings';
+import { ensureSchema } from './migrations/startup';
+import { readSettingsOncePerRequest, type InstanceSettings } from './setup/settings';
 import { createStore, type Store } from './store';
 import { processEnvironment, type Environment } from './config/environment';
 
@@ -18,7 +19,7 @@ export interface ConsoleRuntime {
   store: Store;
   audit: AuditChain;
   masterKey(): Promise<Buffer>;
-  /** Instance settings, read fresh (one consistent read): a change holds at once for every function. */
+  /** Instance settings, read fresh for each request (one consistent read, shared by its steps): a change holds at once for every function. */
   settings(): Promise<InstanceSettings | undefined>;
   /** The directory with the current settings; throws 503 `not_configured` before setup. */
   directory(): Promise<Directory>;
@@ -26,6 +27,12 @@ export interface ConsoleRuntime {
   writeCreds(): Promise<DirectoryCredentials>;
   /** Settings and the directory they configure, from one read of the settings (undefined settings: not configured). */
   settingsAndDirectory(): Promise<{ settings?: InstanceSettings; directory?: Directory }>;
+  /**
+   * The store holds this code's schema (console spec, Versioning 2): pending migrations run on the
+   * first request of an instance after an automatic copy of the data (Database:AutoMigrate), or it
+   * answers 503 `migration_pending` until the admin CLI's `migrate` has run them.
+   */
+  schemaReady(): Promise<void>;
 }
 
 
@@ -40,8 +47,11 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
   // the chain's state items are signed with a key derived from the master key; rows get lookup items for the viewer
   const audit = new AuditChain(store, 'console', { key: masterKey, lookups: true });
 
+  // one read of the settings per request, shared by the pipeline and the route (fresh per request)
+  const readSettings = () => readSettingsOncePerRequest(store);
+
   async function settings() {
-    return (await readSettings(store))?.settings;
+    return (await readSettings())?.settings;
   }
 
   function directoryOf(rec: { settings: InstanceSettings; version: number }): Directory {
@@ -60,13 +70,13 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
   }
 
   async function directory(): Promise<Directory> {
-    const rec = await readSettings(store);
+    const rec = await readSettings();
     if (!rec) throw unavailable('not_configured');
     return directoryOf(rec);
   }
 
   async function settingsAndDirectory() {
-    const rec = await readSettings(store);
+    const rec = await readSettings();
     return rec ? { settings: rec.settings, directory: directoryOf(rec) } : {};
   }
 
@@ -76,7 +86,16 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
     return { user: s.writeAccount.user, password: openString(await masterKey(), s.writeAccount.sealedPassword, 'tech-account:write') };
   }
 
-  return { config, store, audit, masterKey, settings, directory, writeCreds, settingsAndDirectory };
+  let schemaChecked: Promise<void> | undefined;
+  function schemaReady(): Promise<void> {
+    schemaChecked ??= ensureSchema({ config, store, audit }).catch((e) => {
+      schemaChecked = undefined; // checked again on the next request (e.g. once `migrate` has run)
+      throw e;
+    });
+    return schemaChecked;
+  }
+
+  return { config, store, audit, masterKey, settings, directory, writeCreds, settingsAndDirectory, schemaReady };
 }
 
 export type ConsoleDecisionContext = DecisionContext<ConsoleRuntime>;

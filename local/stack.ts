@@ -37,6 +37,8 @@ export interface StackInfo {
   masterKeyFile: string;
   linkKeyFile: string;
   passwordServiceFunction: string;
+  /** Database:BackupFolder of the console (copies taken before migrations) */
+  backupFolder: string;
   accounts: StackAccount[];
   directory: DirectorySeed;
   computers: Array<{ name: string; guid: string; class: string; laps: string }>;
@@ -132,6 +134,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   await ensureTable(store);
 
   const consoleUrl = `http://127.0.0.1:${ports.http}`;
+  const backupFolder = path.join(RUN_DIR, 'backups', opts.profile);
   // the web app and the API share this origin (the CloudFront distribution in AWS)
   const consoleWebUrl = `http://127.0.0.1:${ports.web}`;
   const stage = opts.profile === 'dev' ? 'local' : 'test';
@@ -169,6 +172,8 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     Hosting__PublicOrigin: consoleWebUrl,
     Helpdesk__Enabled: 'true',
     Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
+    // the copy of the data taken before database migrations (docs/operations.md, Upgrades)
+    Database__BackupFolder: backupFolder,
   };
   log(`serverless-offline: password service (its own process) on Lambda ${passwordServiceEndpoint}`);
   const service = startProcess(
@@ -216,6 +221,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     masterKeyFile: keyFile,
     linkKeyFile: linkFile,
     passwordServiceFunction,
+    backupFolder,
     accounts,
     directory,
     computers: directory.computers.map(({ name, guid, class: cls, laps }) => ({ name, guid, class: cls, laps })),

@@ -3,34 +3,57 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resetAuthenticator } from '../../lib/auth/operators';
 import { importRoles } from '../../lib/authz/import-roles';
-import { isGuid } from '../../lib/directory';
 import { createRuntime } from '../../lib/runtime';
 import { issueSetupToken } from '../../lib/setup';
 import { issueFleetToken } from '../../lib/fleet-status';
 import { callPasswordService } from '../../lib/password-service/console-side/client';
 import { isApiError } from '../../lib/errors';
-import { queryRecords } from '../../lib/store/records';
+import { setAccessOnly } from '../../lib/auth/access-only';
+import { findOperator } from '../../lib/auth/operator-lookup';
+import { readSchema, runMigrations, SCHEMA_VERSION } from '../../lib/migrations';
+import { recordMigration } from '../../lib/migrations/startup';
 import { createStore } from '../../lib/store';
 
 // The administrative command line (console spec, Command-line operations). Locally, without
 // DYNAMODB_ENDPOINT set, it talks to the stack `npm start` runs (local/.run/stack.json).
-const USAGE = `usage: npm run admin -- <command>
-  setup-token                 issue a setup token while the instance is not configured
-  reset-setup --confirm       re-open the setup wizard with a new token (data kept; audited)
-  reset-totp <operator>       clear an operator's authenticator and end their sessions (objectGUID or user name; audited)
-  issue-fleet-token           issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)
-  pin-password-service        first use: pin the password service to the configured domain and CA
-  verify-audit                verify the audit hash chain
-  purge-audit                 apply Audit:RetentionDays now (the purge is audited)
-  import-roles <file> [--replace]
-                              import roles from JSON { "roles": [{ "id", "name", "permissions" }] }
-                              with the role editor's rules: the valid ones are imported, each refused
-                              one is reported (exit 1); an existing role is overwritten only with
-                              --replace, which never deletes a role the file does not name`;
+// Exit codes: 0 done; 1 refused or failed (nothing changed unless the message says so); 2 usage.
+interface Command {
+  usage: string;
+  help: string;
+}
+const COMMANDS: Record<string, Command> = {
+  'setup-token': { usage: 'setup-token', help: 'issue a setup token while the instance is not configured' },
+  'reset-setup': { usage: 'reset-setup --confirm', help: 're-open the setup wizard with a new token (data kept; audited setup.reset)' },
+  'allow-password-login': {
+    usage: 'allow-password-login --confirm',
+    help: "switch the access-platform only mode off (recovery): directory password sign-in works again at the next sign-in, if Authentication:ActiveDirectory:Enabled allows it on this host; audited settings.teleport_only, reason off:recovery",
+  },
+  'reset-totp': {
+    usage: 'reset-totp <operator>',
+    help: "clear an operator's authenticator and end their sessions; <operator> is the operator id (objectGUID), the sign-in name or a display name only one operator has; audited operators.totp_reset, reason recovery",
+  },
+  'issue-fleet-token': { usage: 'issue-fleet-token', help: 'issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)' },
+  'pin-password-service': { usage: 'pin-password-service', help: 'first use: pin the password service to the configured domain and CA (audited)' },
+  'verify-audit': { usage: 'verify-audit', help: 'verify the audit hash chain (exit 1 when it does not verify)' },
+  'purge-audit': { usage: 'purge-audit', help: 'apply Audit:RetentionDays now (the purge is audited)' },
+  'import-roles': {
+    usage: 'import-roles <file> [--replace]',
+    help: 'import roles from JSON { "roles": [{ "id", "name", "permissions" }] } with the role editor\'s rules: the valid ones are imported, each refused one is reported (exit 1); an existing role is overwritten only with --replace, which never deletes a role the file does not name',
+  },
+  migrate: {
+    usage: 'migrate',
+    help: 'run the pending database migrations after a copy of the data (Database:BackupFolder, else a DynamoDB backup); for Database:AutoMigrate=false; audited database.migrated',
+  },
+};
+const USAGE = `usage: npm run admin -- <command> [--help]\n${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage.padEnd(34)}${c.help}`)
+  .join('\n')}`;
+const helpOf = (name: string) => `usage: npm run admin -- ${COMMANDS[name].usage}\n\n${COMMANDS[name].help}`;
 
 /** How the CLI reaches a running local stack's console (the stack file's endpoints, table and key files). */
-export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; passwordServiceEndpoint: string; passwordServiceFunction: string }) {
+export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; passwordServiceEndpoint: string; passwordServiceFunction: string; backupFolder?: string }) {
   return {
+    ...(info.backupFolder ? { Database__BackupFolder: info.backupFolder } : {}),
     DYNAMODB_ENDPOINT: info.dynamodbEndpoint,
     HDC_TABLE: info.tableName,
     HDC_MASTER_KEY_FILE: info.masterKeyFile,
@@ -49,6 +72,9 @@ function environment(): NodeJS.ProcessEnv {
 
 export async function runAdminCommand(argv: string[], env = environment()): Promise<{ code: number; out: string }> {
   const [command, ...args] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') return { code: command ? 0 : 2, out: USAGE };
+  if (!COMMANDS[command]) return { code: 2, out: `unknown command '${command}'\n${USAGE}` };
+  if (args.includes('--help') || args.includes('-h')) return { code: 0, out: helpOf(command) };
   const rt = createRuntime({ env, store: createStore({ endpoint: env.DYNAMODB_ENDPOINT, tableName: env.HDC_TABLE }) });
   const actor = { name: 'admin-cli', provider: 'cli' };
   switch (command) {
@@ -62,15 +88,50 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
       await rt.audit.append({ event: 'setup.reset', outcome: 'success', actor, reason: 'recovery' });
       return { code: 0, out: `setup re-opened; setup token: ${token}` };
     }
+    case 'allow-password-login': {
+      if (!args.includes('--confirm')) return { code: 2, out: `allow-password-login switches the access-platform only mode off: add --confirm\n\n${helpOf(command)}` };
+      const { changed } = await setAccessOnly(rt, false, { actor, recovery: true });
+      const hostAllows = rt.config.Authentication.ActiveDirectory.Enabled;
+      const state = changed ? 'access-platform only mode switched off' : 'access-platform only mode was already off: nothing changed';
+      if (!hostAllows) return { code: 1, out: `${state}; directory password sign-in stays off on this host: Authentication:ActiveDirectory:Enabled=false` };
+      return { code: 0, out: `${state}; directory password sign-in works again` };
+    }
     case 'reset-totp': {
-      const who = args[0];
-      if (!who) return { code: 2, out: USAGE };
-      const ops = (await queryRecordsByPrefix(rt)).filter((o) => (isGuid(who) ? o.guid.toLowerCase() === who.toLowerCase() : o.username.toLowerCase() === who.toLowerCase()));
-      if (ops.length !== 1) return { code: 2, out: ops.length ? `'${who}' is ambiguous: give the objectGUID` : `no operator '${who}'` };
+      const who = args.filter((a) => !a.startsWith('--')).join(' ');
+      if (!who) return { code: 2, out: helpOf(command) };
+      const lookup = await findOperator(rt.store, who, () => rt.directory());
+      if (!lookup.found) {
+        if (!lookup.candidates.length) return { code: 1, out: `no operator '${who}': nothing changed` };
+        return { code: 1, out: `'${who}' names ${lookup.candidates.length} operators, nothing changed; give the operator id:\n${lookup.candidates.map((o) => `  ${o.guid}  ${o.username}`).join('\n')}` };
+      }
+      const op = lookup.found;
       // the authenticator and every session of the operator end together
-      const { sessionsEnded } = await resetAuthenticator(rt.store, ops[0].guid);
-      await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', actor, reason: 'recovery', target: { id: ops[0].guid, name: ops[0].username }, details: { sessionsEnded } });
-      return { code: 0, out: `authenticator of ${ops[0].username} cleared and ${sessionsEnded} session(s) ended: they enrol again at their next sign-in` };
+      const { hadAuthenticator, sessionsEnded } = await resetAuthenticator(rt.store, op.guid);
+      const target = { id: op.guid, name: op.username };
+      if (!hadAuthenticator) {
+        await rt.audit.append({ event: 'operators.totp_reset', outcome: 'denied', actor, reason: 'no_authenticator', target });
+        return { code: 1, out: `${op.username} has no authenticator to reset: nothing changed` };
+      }
+      await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', actor, reason: 'recovery', target, details: { sessionsEnded } });
+      return { code: 0, out: `authenticator of ${op.username} (${op.guid}) cleared and ${sessionsEnded} session(s) ended: they enrol again at their next sign-in` };
+    }
+    case 'migrate': {
+      const extra = args.find((a) => a !== '--confirm');
+      if (extra) return { code: 2, out: helpOf(command) };
+      const before = (await readSchema(rt.store)).state.version;
+      if (before > SCHEMA_VERSION) return { code: 1, out: `the database is at schema version ${before}, newer than this version of the console (${SCHEMA_VERSION}): nothing changed` };
+      try {
+        const report = await runMigrations(rt.store, { folder: rt.config.Database.BackupFolder });
+        if (!report.ran.length) return { code: 0, out: `no pending migration: the database is at schema version ${report.to}` };
+        await recordMigration(rt.audit, report, actor);
+        return {
+          code: 0,
+          out: [`database migrated from schema version ${report.from} to ${report.to}`, `copy of the data taken first: ${report.copy?.location}`, ...report.ran.map((m) => `  ${m.version} ${m.name}: ${m.changed} item(s) changed`)].join('\n'),
+        };
+      } catch (e) {
+        if (isApiError(e)) return { code: 1, out: `migration refused: ${e.code}` };
+        throw e;
+      }
     }
     case 'issue-fleet-token': {
       const token = await issueFleetToken(rt);
@@ -112,12 +173,6 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
     default:
       return { code: 2, out: USAGE };
   }
-}
-
-async function queryRecordsByPrefix(rt: ReturnType<typeof createRuntime>) {
-  // operators are few (one record each); a scan of the operator partition prefix is not possible
-  // with pk-per-operator, so operator records are also indexed under OPERATORS (see lib/auth/operators)
-  return (await queryRecords<{ guid: string; username: string }>(rt.store, 'OPERATORS')).map((r) => r.data);
 }
 
 if (require.main === module) {

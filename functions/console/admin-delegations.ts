@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { adminContext, deleteDelegation, listDelegationsView, saveDelegation } from '@lib/authz/admin';
+import { exportDelegation } from '@lib/delegation';
+import { notFound } from '@lib/errors';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
@@ -52,5 +54,32 @@ const remove = defineRoute({
   },
 });
 
-export const routes = [list, put, remove];
+const exportModels = defineRoute({
+  method: 'GET',
+  path: '/api/admin/delegation-export',
+  summary: "Delegation export: the write account's and the LAPS account's rights models (SDDL per OU), their PowerShell scripts and whether the directory holds them (status.upToDate)",
+  access: 'operator',
+  permission: 'settings.manage',
+  async handle({ rt }) {
+    const { settings, directory } = await rt.settingsAndDirectory();
+    return { body: { exports: await exportDelegation(rt.store, settings, directory!) } };
+  },
+});
+
+const exportScript = defineRoute({
+  method: 'GET',
+  path: '/api/admin/delegation-export/{kind}',
+  summary: 'One delegation script (kind write or laps) as a PowerShell file: run with -ManagedOu and -Identity matching the model',
+  access: 'operator',
+  permission: 'settings.manage',
+  params: z.object({ kind: z.enum(['write', 'laps']) }),
+  async handle({ rt, params }) {
+    const { settings, directory } = await rt.settingsAndDirectory();
+    const found = (await exportDelegation(rt.store, settings, directory!)).find((e) => e.kind === params.kind);
+    if (!found) throw notFound();
+    return { text: found.script, contentType: 'text/plain; charset=utf-8', headers: { 'content-disposition': `attachment; filename="hdc-${params.kind}-rights.ps1"` } };
+  },
+});
+
+export const routes = [list, put, remove, exportModels, exportScript];
 export const handler = consoleHandler(routes);

@@ -1,9 +1,39 @@
 import { z } from 'zod';
-import { resetOperatorTotp } from '@lib/auth/operator-admin';
+import { deleteOperator, listOperators, resetOperatorTotp } from '@lib/auth/operator-admin';
 import { consoleHandler } from '@lib/http/console';
-import { defineRoute, objectIdParams } from '@lib/http/route';
+import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
+import { addProtectedGroup, lapsAccountView, protectedGroupsView, removeProtectedGroup } from '@lib/setup/protection';
 
-// Operators administered by an administrator (console spec, Authentication 5).
+// Operators administered by an administrator (console spec, Authentication 5), the protection
+// list and the LAPS account shown read-only (Authentication 8).
+const actorOf = ({ operator, sourceIp }: RouteContext) => ({ id: operator!.guid, name: operator!.username, provider: operator!.provider, ip: sourceIp });
+
+const list = defineRoute({
+  method: 'GET',
+  path: '/api/admin/operators',
+  summary: "Operator records: name, provider, subject, last sign-in, authenticator state, the directory account's state and the roles held now",
+  access: 'operator',
+  permission: 'settings.manage',
+  async handle({ rt }) {
+    return { body: await listOperators(rt) };
+  },
+});
+
+const remove = defineRoute({
+  method: 'DELETE',
+  path: '/api/admin/operators/{id}',
+  summary:
+    "Delete an operator's record (id: objectGUID): authenticator cleared, sessions ended; the same rule as an authenticator reset; audited operators.deleted with name, provider, subject, roles",
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  params: objectIdParams,
+  async handle(c) {
+    const actor = actorOf(c);
+    return { body: await deleteOperator({ rt: c.rt, actor, rights: c.rights!, correlationId: c.correlationId }, c.params.id) };
+  },
+});
+
 const resetTotp = defineRoute({
   method: 'POST',
   path: '/api/admin/operators/{id}/totp/reset',
@@ -14,11 +44,59 @@ const resetTotp = defineRoute({
   stepUp: true,
   params: objectIdParams,
   body: z.object({ reason: z.string().trim().min(1).max(500) }),
-  async handle({ rt, operator, rights, params, body, sourceIp, correlationId }) {
-    const actor = { id: operator!.guid, name: operator!.username, provider: operator!.provider, ip: sourceIp };
-    return { body: await resetOperatorTotp({ rt, actor, rights: rights!, correlationId }, params.id, body.reason) };
+  async handle(c) {
+    return { body: await resetOperatorTotp({ rt: c.rt, actor: actorOf(c), rights: c.rights!, correlationId: c.correlationId }, c.params.id, c.body.reason) };
   },
 });
 
-export const routes = [resetTotp];
+const protectedGroups = defineRoute({
+  method: 'GET',
+  path: '/api/admin/protected-groups',
+  summary: 'The protection list: groups whose members are VIP (current DN followed by objectGUID)',
+  access: 'operator',
+  permission: 'settings.manage',
+  async handle({ rt }) {
+    return { body: await protectedGroupsView(rt) };
+  },
+});
+
+const addGroup = defineRoute({
+  method: 'POST',
+  path: '/api/admin/protected-groups',
+  summary: 'Add a security group (DN, sAMAccountName or objectGUID) to the protection list; audited settings.protected_groups',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  body: z.object({ group: z.string().trim().min(1).max(1024) }),
+  refusalAudit: () => ({ event: 'settings.protected_groups', target: { kind: 'protected_group' } }),
+  async handle(c) {
+    return { status: 201, body: await addProtectedGroup({ rt: c.rt, actor: actorOf(c), correlationId: c.correlationId }, c.body.group) };
+  },
+});
+
+const removeGroup = defineRoute({
+  method: 'DELETE',
+  path: '/api/admin/protected-groups/{id}',
+  summary: 'Remove a group (objectGUID) from the protection list; audited settings.protected_groups',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  params: objectIdParams,
+  async handle(c) {
+    return { body: await removeProtectedGroup({ rt: c.rt, actor: actorOf(c), correlationId: c.correlationId }, c.params.id) };
+  },
+});
+
+const lapsAccount = defineRoute({
+  method: 'GET',
+  path: '/api/admin/laps-account',
+  summary: 'The LAPS account, read-only: its UPN (set on the host; its password never reaches the console)',
+  access: 'operator',
+  permission: 'settings.manage',
+  async handle({ rt }) {
+    return { body: await lapsAccountView(rt) };
+  },
+});
+
+export const routes = [list, remove, resetTotp, protectedGroups, addGroup, removeGroup, lapsAccount];
 export const handler = consoleHandler(routes);

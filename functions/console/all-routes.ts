@@ -9,6 +9,7 @@ import { routes as audit } from './audit';
 import { routes as auth } from './auth';
 import { routes as computers } from './computers';
 import { routes as diagnostics } from './diagnostics';
+import { routes as directorySettings } from './directory-settings';
 import { routes as fleetStatus } from './fleet-status';
 import { routes as groups } from './groups';
 import { routes as health } from './health';
@@ -27,6 +28,7 @@ export const consoleRoutes = {
   auth,
   computers,
   diagnostics,
+  'directory-settings': directorySettings,
   'fleet-status': fleetStatus,
   groups,
   health,

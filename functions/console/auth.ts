@@ -3,6 +3,7 @@ import { clearedSessionCookie, createSession, destroySession, sessionCookie } fr
 import { sessionPolicy, signIn } from '@lib/auth/signin';
 import { stepUp } from '@lib/auth/stepup';
 import { unauthorized } from '@lib/errors';
+import { readBranding } from '@lib/setup/branding';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 
@@ -62,7 +63,7 @@ const me = defineRoute({
   access: 'operator',
   async handle({ operator, rights, session, rt }) {
     if (!operator || !rights) throw unauthorized();
-    const settings = await rt.settings();
+    const [settings, { branding }] = await Promise.all([rt.settings(), readBranding(rt.store)]);
     return {
       body: {
         username: operator.username,
@@ -74,8 +75,9 @@ const me = defineRoute({
         stepUpAt: session?.stepUpAt ? new Date(session.stepUpAt * 1000).toISOString() : null,
         // how long a step-up lasts (Authentication:StepUpWindow): the web app shows the time left
         stepUpWindowSeconds: rt.config.Authentication.StepUpWindow,
-        // the instance's name in the top bar (the spec's branding title has no API yet)
-        instance: settings?.domain,
+        // the instance's name in the top bar and tab title: the branding title, else the domain
+        instance: branding.title ?? settings?.domain,
+        accentColour: branding.accentColour,
       },
     };
   },

@@ -5,7 +5,17 @@ import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
-import { actionAnswer, performAction } from '@lib/actions';
+import {
+  actionAnswer,
+  changeGroupMembers,
+  createGroup,
+  createGroupBodySchema,
+  deleteGroup,
+  deleteGroupBodySchema,
+  groupAttributesSchema,
+  performAction,
+  writeGroupAttributes,
+} from '@lib/actions';
 
 // Groups: read views (groups.read) and member changes (groups.members.write, approvable).
 const guid = z.string().refine(isGuid, 'a GUID');
@@ -79,5 +89,66 @@ const remove = defineRoute({
   },
 });
 
-export const routes = [search, detail, members, change, remove];
+// Group management (console spec, Moves, renames and groups): never approvable, decided by the engine.
+const ticket = z.string().trim().max(200).optional();
+const opts = (c: { correlationId: string }, t?: string) => ({ correlationId: c.correlationId, ticket: t || undefined });
+
+const create = defineRoute({
+  method: 'POST',
+  path: '/api/groups',
+  summary: 'groups.create: a group in an OU of the scope (ou: GUID or DN); 409 name_taken; Tier 0/1 OUs and containers answer 404',
+  access: 'operator',
+  permission: 'groups.create',
+  body: createGroupBodySchema,
+  response: z.object({ outcome: z.literal('succeeded'), id: z.string().optional(), dn: z.string().optional() }),
+  async handle(c) {
+    return { status: 201, body: await createGroup(await decisionContext(c.rt), actorOf(c), c.body, opts(c, c.body.ticket)) };
+  },
+});
+
+const destroy = defineRoute({
+  method: 'DELETE',
+  path: '/api/groups/{id}',
+  summary: 'groups.delete: a standard group; with members only with confirmMembers from GET /api/groups/{id}/members (409 members_not_confirmed otherwise); step-up',
+  access: 'operator',
+  permission: 'groups.delete',
+  stepUp: true,
+  params: objectIdParams,
+  body: deleteGroupBodySchema,
+  response: z.object({ outcome: z.literal('succeeded') }),
+  async handle(c) {
+    return { body: await deleteGroup(await decisionContext(c.rt), actorOf(c), c.params.id, c.body?.confirmMembers, opts(c, c.body?.ticket)) };
+  },
+});
+
+const attributes = defineRoute({
+  method: 'PUT',
+  path: '/api/groups/{id}/attributes',
+  summary: 'groups.attributes.write: description, managedBy (a user or group GUID), mail, info (null clears)',
+  access: 'operator',
+  permission: 'groups.attributes.write',
+  params: objectIdParams,
+  body: z.object({ attributes: groupAttributesSchema, ticket }),
+  response: z.object({ outcome: z.literal('succeeded') }),
+  async handle(c) {
+    return { body: await writeGroupAttributes(await decisionContext(c.rt), actorOf(c), c.params.id, c.body.attributes, opts(c, c.body.ticket)) };
+  },
+});
+
+const owned = defineRoute({
+  method: 'POST',
+  path: '/api/groups/{id}/owned-members',
+  summary: "groups.owned.members.write: add and/or remove members of a group whose manager (managedBy) is the operator's own account",
+  access: 'operator',
+  permission: 'groups.owned.members.write',
+  params: objectIdParams,
+  body: z.object({ add: z.array(guid).max(50).default([]), remove: z.array(guid).max(50).default([]), ticket }),
+  response: memberResult,
+  async handle(c) {
+    const result = await changeGroupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, { add: c.body.add, remove: c.body.remove }, opts(c, c.body.ticket), 'groups.owned.members.write');
+    return { body: actionAnswer(result) };
+  },
+});
+
+export const routes = [search, detail, members, change, remove, create, destroy, attributes, owned];
 export const handler = consoleHandler(routes);

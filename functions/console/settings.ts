@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brandingInputSchema, publicBranding, readBranding, saveBranding } from '@lib/setup/branding';
 import { updateStepUpMode } from '@lib/setup/step-up-mode';
 import { STEP_UP_MODES } from '@lib/setup/settings';
 import { consoleHandler } from '@lib/http/console';
@@ -17,5 +18,42 @@ const stepUpMode = defineRoute({
   },
 });
 
-export const routes = [stepUpMode];
+// Instance identification (console spec): title, accent colour, 'show on the sign-in page'.
+const getBranding = defineRoute({
+  method: 'GET',
+  path: '/api/settings/branding',
+  summary: "The instance identification: title (1 to 60 plain characters), accent colour, 'show on the sign-in page'",
+  access: 'operator',
+  permission: 'settings.manage',
+  async handle({ rt }) {
+    return { body: await readBranding(rt.store) };
+  },
+});
+
+const putBranding = defineRoute({
+  method: 'PUT',
+  path: '/api/settings/branding',
+  summary: 'Change the instance identification (step-up; audited settings.branding with old and new values)',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  body: brandingInputSchema,
+  refusalAudit: () => ({ event: 'settings.branding', target: { id: 'branding', kind: 'settings' } }),
+  async handle({ rt, body, operator, sourceIp, correlationId }) {
+    const actor = { id: operator!.guid, name: operator!.username, provider: operator!.provider, ip: sourceIp };
+    return { body: await saveBranding({ store: rt.store, audit: rt.audit, actor, correlationId }, body) };
+  },
+});
+
+const signInBranding = defineRoute({
+  method: 'GET',
+  path: '/api/branding',
+  summary: "What the sign-in page shows of the instance: its title and accent only when 'show on the sign-in page' is on, else {}",
+  access: 'anonymous',
+  async handle({ rt }) {
+    return { body: await publicBranding(rt.store) };
+  },
+});
+
+export const routes = [stepUpMode, getBranding, putBranding, signInBranding];
 export const handler = consoleHandler(routes);

@@ -4,7 +4,7 @@ import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';
-import { actionAnswer, attributesSchema, performAction, type ActionParams } from '@lib/actions';
+import { actionAnswer, attributesSchema, loginRenameBodySchema, moveBodySchema, moveUser, performAction, renameBodySchema, renameLogin, renameUser, type ActionParams } from '@lib/actions';
 
 // Users: read views (users.read) and the approvable actions, each decided again by the engine.
 const ticketBody = z.object({ ticket: z.string().trim().max(200).optional() });
@@ -81,5 +81,51 @@ const attributes = defineRoute({
   handle: (c) => run(c, { action: 'users.attributes.write', attributes: c.body.attributes }),
 });
 
-export const routes = [search, detail, simple('unlock'), simple('disable'), simple('enable'), resetPassword, attributes];
+// Moves and renames (console spec, Moves, renames and groups): never approvable, decided by the engine.
+const managed = z.object({ outcome: z.enum(['succeeded', 'partial']), dn: z.string().optional(), code: z.string().optional() });
+
+const move = defineRoute({
+  method: 'POST',
+  path: '/api/users/{id}/move',
+  summary: 'users.move: move a user to another OU of the users.move scope (destination: OU GUID or DN); Tier 0/1 OUs and containers answer 404',
+  access: 'operator',
+  permission: 'users.move',
+  params: objectIdParams,
+  body: moveBodySchema,
+  response: managed,
+  async handle(c) {
+    return { body: await moveUser(await decisionContext(c.rt), actorOf(c), c.params.id, c.body.destination, { correlationId: c.correlationId, ticket: c.body.ticket || undefined }) };
+  },
+});
+
+const rename = defineRoute({
+  method: 'POST',
+  path: '/api/users/{id}/rename',
+  summary: 'users.rename: cn (the object name), displayName, givenName, sn; 409 name_taken when the OU already holds that cn',
+  access: 'operator',
+  permission: 'users.rename',
+  params: objectIdParams,
+  body: renameBodySchema,
+  response: managed,
+  async handle(c) {
+    return { body: await renameUser(await decisionContext(c.rt), actorOf(c), c.params.id, c.body, { correlationId: c.correlationId, ticket: c.body.ticket || undefined }) };
+  },
+});
+
+const renameLoginRoute = defineRoute({
+  method: 'POST',
+  path: '/api/users/{id}/rename-login',
+  summary: 'users.rename.login: sAMAccountName and/or userPrincipalName, unique in the domain (409 login_taken); step-up',
+  access: 'operator',
+  permission: 'users.rename.login',
+  stepUp: true,
+  params: objectIdParams,
+  body: loginRenameBodySchema,
+  response: managed,
+  async handle(c) {
+    return { body: await renameLogin(await decisionContext(c.rt), actorOf(c), c.params.id, c.body, { correlationId: c.correlationId, ticket: c.body.ticket || undefined }) };
+  },
+});
+
+export const routes = [search, detail, simple('unlock'), simple('disable'), simple('enable'), resetPassword, attributes, move, rename, renameLoginRoute];
 export const handler = consoleHandler(routes);

@@ -11,7 +11,19 @@ import { refusalError, type ActionOptions, type ActionParams, type ActionResult 
 
 type MembersParams = Extract<ActionParams, { action: 'groups.members.write' }>;
 
-export async function changeGroupMembers(ctx: DecisionContext, actor: Actor, groupGuid: string, params: MembersParams, opts: ActionOptions): Promise<ActionResult> {
+/**
+ * `action` is `groups.members.write` (approvable), or `groups.owned.members.write` for a group the
+ * operator manages (managedBy is their own account: decided by the engine); the member rules and
+ * the audit rows are the same, the latter marked `owned`.
+ */
+export async function changeGroupMembers(
+  ctx: DecisionContext,
+  actor: Actor,
+  groupGuid: string,
+  params: Pick<MembersParams, 'add' | 'remove'>,
+  opts: ActionOptions,
+  action: 'groups.members.write' | 'groups.owned.members.write' = 'groups.members.write',
+): Promise<ActionResult> {
   const auditActor = { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip };
   const row = (event: string, outcome: string, reason: string, target: { dn?: string; name?: string }, details: Record<string, unknown>) =>
     ctx.rt.audit.append({
@@ -22,7 +34,7 @@ export async function changeGroupMembers(ctx: DecisionContext, actor: Actor, gro
       actor: auditActor,
       target: { id: groupGuid, kind: 'group', ...target },
       correlationId: opts.correlationId,
-      details: { ...(opts.requestId ? { request: opts.requestId } : {}), ...details },
+      details: { ...(opts.requestId ? { request: opts.requestId } : {}), ...(action === 'groups.owned.members.write' ? { action } : {}), ...details },
     });
   const changes = [...params.add.map((id) => ({ id, change: 'add' as const })), ...params.remove.map((id) => ({ id, change: 'remove' as const }))];
   const eventOf = (c: 'add' | 'remove') => (c === 'add' ? 'groups.members.add' : 'groups.members.remove');
@@ -34,7 +46,7 @@ export async function changeGroupMembers(ctx: DecisionContext, actor: Actor, gro
   if (!changes.length) return refuseAll(badRequest('no_member_change'));
   if (new Set(changes.map((c) => c.id.toLowerCase())).size !== changes.length) return refuseAll(badRequest('duplicate_member'));
 
-  const d = await decideOn(ctx, actor, 'group', 'groups.members.write', groupGuid, { audit: true, correlationId: opts.correlationId, approval: opts.approval });
+  const d = await decideOn(ctx, actor, 'group', action, groupGuid, { audit: true, correlationId: opts.correlationId, approval: opts.approval });
   if (!d.allowed) {
     const error = refusalError(d);
     return refuseAll(error, d.target ? { dn: d.target.dn } : {}, error.code === 'forbidden' ? d.reason : error.code);

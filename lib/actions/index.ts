@@ -8,6 +8,8 @@ import { auditActor, nameOf, refusalError, SENSITIVE_ATTRIBUTES, type ActionOpti
 import { changeGroupMembers } from './group-members';
 
 export * from './common';
+export { changeGroupMembers } from './group-members';
+export * from './directory-management';
 
 // The approvable actions on users, executed directly by an operator allowed them, or by the
 // approver who gives the last approval of a request. Each is decided by the one engine on fresh

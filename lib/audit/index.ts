@@ -150,6 +150,8 @@ export interface AuditChainOptions {
 export const SAMPLE_ROWS_PER_CHECK = 2000;
 export const MAX_NEW_ROWS_PER_CHECK = 10_000;
 const PAGE = 500;
+/** rows per appendAll: each row brings its lookup items, a transaction holds 100 */
+export const MAX_ROWS_PER_APPEND = 10;
 /** verify reads the chain in segments of this many sequences, several at once (see `chainRows`) */
 const VERIFY_SEGMENT_ROWS = 1000;
 const VERIFY_READ_AHEAD = 4;
@@ -251,46 +253,60 @@ export class AuditChain {
 
   /** Append one row; retries on a lost race until it is written. Also writes it to stdout (category Audit). */
   async append(input: AuditInput): Promise<AuditRow> {
+    return (await this.appendAll([input]))[0];
+  }
+
+  /**
+   * Append rows that belong together (a decision and its outcome) in one conditional transaction:
+   * consecutive sequences, one move of the head, all or nothing. Retries on a lost race until written.
+   */
+  async appendAll(inputs: AuditInput[]): Promise<AuditRow[]> {
+    if (inputs.length === 0 || inputs.length > MAX_ROWS_PER_APPEND) throw new Error(`audit: 1 to ${MAX_ROWS_PER_APPEND} rows per append`);
     if (this.opts.lookups) await this.markLookups();
-    const base = { ...input, details: scrubDetails(input.details), id: randomUUID() };
+    const bases = inputs.map((input) => ({ ...input, details: scrubDetails(input.details), id: randomUUID() }));
     for (let attempt = 0; attempt < 500; attempt++) {
       const prev: Head = this.lastKnown ?? (await this.head())?.value ?? { ...(await this.anchor()).value, at: '' };
-      const seq = prev.seq + 1;
       // never earlier than the row before: the chain is in time order, so a time range is a range of sequences
       const nowIso = new Date(this.now()).toISOString();
       const at = nowIso < prev.at ? prev.at : nowIso;
-      const fullBody = { ...base, at, seq };
-      const hash = chainHash(prev.hash, fullBody);
-      const head: Head = { seq, hash, at };
-      const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
-        {
+      const rows: AuditRow[] = [];
+      const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [];
+      let before = prev;
+      for (const base of bases) {
+        const seq = before.seq + 1;
+        const fullBody = { ...base, at, seq };
+        const hash = chainHash(before.hash, fullBody);
+        rows.push({ ...fullBody, prevHash: before.hash, hash });
+        items.push({
           Put: {
             TableName: this.store.tableName,
-            Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: prev.hash, hash },
+            Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: before.hash, hash },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
-        },
-        {
-          Put: {
-            TableName: this.store.tableName,
-            Item: { pk: this.metaPk, sk: 'HEAD', _et: 'AuditMeta', ...head, mac: await this.signer.sign('head', head) },
-            ConditionExpression: 'attribute_not_exists(pk) OR seq = :prev',
-            ExpressionAttributeValues: { ':prev': prev.seq },
-            // a lost race answers the head that won: the next attempt needs no read of it
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-      ];
-      if (this.opts.lookups) {
-        const f = lookupFacts(fullBody);
-        for (const pk of lookupPartitions(this.chain, f)) items.push({ Put: { TableName: this.store.tableName, Item: { pk, sk: pad(seq), _et: 'AuditLookup', seq, f } } });
+        });
+        if (this.opts.lookups) {
+          const f = lookupFacts(fullBody);
+          for (const pk of lookupPartitions(this.chain, f)) items.push({ Put: { TableName: this.store.tableName, Item: { pk, sk: pad(seq), _et: 'AuditLookup', seq, f } } });
+        }
+        before = { seq, hash, at };
       }
+      const head: Head = before;
+      // the head goes second: a cancelled transaction's second reason is the head that won
+      items.splice(1, 0, {
+        Put: {
+          TableName: this.store.tableName,
+          Item: { pk: this.metaPk, sk: 'HEAD', _et: 'AuditMeta', ...head, mac: await this.signer.sign('head', head) },
+          ConditionExpression: 'attribute_not_exists(pk) OR seq = :prev',
+          ExpressionAttributeValues: { ':prev': prev.seq },
+          // a lost race answers the head that won: the next attempt needs no read of it
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      });
       try {
         await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: items }));
         this.lastKnown = head;
-        const row: AuditRow = { ...fullBody, prevHash: prev.hash, hash };
-        auditLogger.info(row.event, { audit: row });
-        return row;
+        for (const row of rows) auditLogger.info(row.event, { audit: row });
+        return rows;
       } catch (e) {
         if (!isConditionFailed(e) && (e as Error).name !== 'TransactionConflictException') throw e;
         this.lastKnown = headOfCancellation(e);

@@ -4,8 +4,10 @@ import { operatorRights, type OperatorRights } from '../authz/rights';
 import { isGuid } from '../directory';
 import { conflict, forbidden, isApiError, notFound } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
-import type { ManagedOu } from '../setup/settings';
-import { getOperator, resetAuthenticator } from './operators';
+import type { InstanceSettings, ManagedOu } from '../setup/settings';
+import { SUPER_ADMINISTRATOR_ROLE } from '../authz/permissions';
+import { deleteOperatorRecord, getOperator, listOperatorRecords, resetAuthenticator } from './operators';
+import { endOperatorSessions } from './sessions';
 
 // An administrator's reset of another operator's authenticator (console spec, Authentication 5):
 // allowed only to one who holds all of that operator's console rights; a Super administrator's
@@ -64,6 +66,79 @@ export async function resetOperatorTotp(ctx: TotpResetContext, targetId: string,
     if (isApiError(e)) {
       await rt.audit.append({ event: 'operators.totp_reset', outcome: 'denied', reason: e.code, actor: ctx.actor, target, correlationId: ctx.correlationId, details: { requestReason: reason, ...e.details } });
     }
+    throw e;
+  }
+}
+
+// ---- operator records (listed and deleted by an administrator)
+
+/** The roles an operator holds, by name (the built-in one first), for the list and the deletion's audit row. */
+export const roleNamesOf = (r: OperatorRights) => [...(r.superAdministrator ? [SUPER_ADMINISTRATOR_ROLE.name] : []), ...new Set(r.grants.map((g) => g.role.name))];
+
+const NO_RIGHTS: OperatorRights = { superAdministrator: false, permissions: new Set(), grants: [] };
+
+/** An operator's current rights, on fresh facts (their directory account read by GUID); none when it is gone. */
+async function currentRightsOf(rt: ConsoleRuntime, settings: InstanceSettings, guid: string) {
+  const dir = await rt.directory();
+  const dn = await dir.dnOfGuid(guid);
+  const facts = dn ? await dir.principalFacts(dn) : undefined;
+  // an account gone from the directory matches no delegation; a Super administrator stays one by GUID
+  const rights = facts ? await operatorRights(rt.store, settings, facts) : await operatorRights(rt.store, settings, { guid, sid: '', groupSids: [] });
+  return { facts, rights };
+}
+
+/** GET /api/admin/operators: every operator record, with its roles now (fresh facts) and whether an authenticator is set. */
+export async function listOperators(rt: ConsoleRuntime) {
+  const settings = await rt.settings();
+  if (!settings) throw conflict('not_configured');
+  const entries = await listOperatorRecords(rt.store);
+  const operators = [];
+  for (const e of entries) {
+    const [{ facts, rights }, rec] = await Promise.all([currentRightsOf(rt, settings, e.guid), getOperator(rt.store, e.guid)]);
+    operators.push({
+      id: e.guid,
+      username: facts?.samAccountName ?? e.username,
+      displayName: facts?.displayName ?? e.displayName ?? null,
+      provider: e.provider ?? null,
+      subject: e.subject ?? null,
+      lastSignInAt: e.lastSignInAt ?? null,
+      authenticator: rec?.data.totpSealed ? 'enrolled' : rec?.data.pendingTotpSealed ? 'pending' : 'none',
+      directoryAccount: !facts ? 'missing' : facts.userAccountControl & 0x2 ? 'disabled' : 'enabled',
+      roles: roleNamesOf(rights),
+    });
+  }
+  operators.sort((a, b) => a.username.localeCompare(b.username));
+  return { operators };
+}
+
+/**
+ * DELETE /api/admin/operators/{id}: the console's record of an operator (authenticator included)
+ * and their sessions end; audited `operators.deleted` with name, provider, subject and roles.
+ * Deleting the record clears the authenticator, so it needs what a reset needs (Authentication 5).
+ * The rights come from delegations and stay: a later sign-in creates a new record.
+ */
+export async function deleteOperator(ctx: TotpResetContext, targetId: string) {
+  const { rt } = ctx;
+  const target: { id: string; name?: string; kind: string } = { id: targetId, kind: 'operator' };
+  try {
+    if (!isGuid(targetId)) throw notFound();
+    if (targetId.toLowerCase() === ctx.actor.id.toLowerCase()) throw forbidden('own_account');
+    const settings = await rt.settings();
+    const entry = (await listOperatorRecords(rt.store)).find((e) => e.guid.toLowerCase() === targetId.toLowerCase());
+    const rec = await getOperator(rt.store, targetId);
+    if (!settings || (!entry && !rec)) throw notFound();
+    target.name = entry?.username ?? rec!.data.username;
+    const { rights } = await currentRightsOf(rt, settings, targetId);
+    if (rights.superAdministrator && !ctx.rights.superAdministrator) throw forbidden('super_administrator_required');
+    const missing = missingRight(ctx.rights, rights);
+    if (missing) throw forbidden('operator_rights_not_held', missing);
+    await deleteOperatorRecord(rt.store, targetId);
+    const sessionsEnded = await endOperatorSessions(rt.store, targetId);
+    const recorded = { name: target.name, provider: entry?.provider ?? rec?.data.provider ?? null, subject: entry?.subject ?? rec?.data.subject ?? null, roles: roleNamesOf(rights) };
+    await rt.audit.append({ event: 'operators.deleted', outcome: 'success', actor: ctx.actor, target, correlationId: ctx.correlationId, details: { ...recorded, sessionsEnded } });
+    return { deleted: { id: targetId, ...recorded }, sessionsEnded };
+  } catch (e) {
+    if (isApiError(e)) await rt.audit.append({ event: 'operators.deleted', outcome: 'denied', reason: e.code, actor: ctx.actor, target, correlationId: ctx.correlationId, details: e.details });
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 import * as OTPAuth from 'otpauth';
 import { openString, seal } from '../crypto/seal';
 import type { Store } from '../store';
-import { getRecord, putRecord } from '../store/records';
+import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
 import { endOperatorSessions } from './sessions';
 import { newTotpSecret } from './totp';
 
@@ -9,6 +9,12 @@ import { newTotpSecret } from './totp';
 export interface OperatorRecord {
   guid: string;
   username: string;
+  displayName?: string;
+  /** how they last signed in: `ad` (directory password) or `access` (the access platform) */
+  provider?: 'ad' | 'access';
+  /** who the provider says they are: the objectGUID for `ad`, the platform's user name for `access` */
+  subject?: string;
+  lastSignInAt?: string;
   totpSealed?: string;
   pendingTotpSealed?: string;
   lastTotpStep?: number;
@@ -25,9 +31,51 @@ export async function getOperator(store: Store, guid: string) {
 async function save(store: Store, rec: OperatorRecord, version?: number) {
   const k = key(rec.guid);
   const ok = await putRecord(store, k.pk, k.sk, rec, { expectVersion: version ?? 0 });
-  // an index of operators by GUID and name (admin CLI: reset-totp <operator>); no secret in it
-  if (ok && !version) await putRecord(store, 'OPERATORS', rec.guid.toLowerCase(), { guid: rec.guid, username: rec.username });
+  // an index of operators by GUID and name (admin CLI: reset-totp <operator>; the operators list); no secret in it
+  if (ok && !version) await putRecord(store, OPERATORS, rec.guid.toLowerCase(), indexEntry(rec));
   return ok;
+}
+
+const OPERATORS = 'OPERATORS';
+/** The index entry of an operator: who they are and how they last signed in, never their authenticator. */
+export type OperatorIndexEntry = Pick<OperatorRecord, 'guid' | 'username' | 'displayName' | 'provider' | 'subject' | 'lastSignInAt'>;
+const indexEntry = (r: OperatorRecord): OperatorIndexEntry => ({
+  guid: r.guid,
+  username: r.username,
+  ...(r.displayName ? { displayName: r.displayName } : {}),
+  ...(r.provider ? { provider: r.provider } : {}),
+  ...(r.subject ? { subject: r.subject } : {}),
+  ...(r.lastSignInAt ? { lastSignInAt: r.lastSignInAt } : {}),
+});
+
+/** Every operator record the console holds (the index; one item each). */
+export async function listOperatorRecords(store: Store): Promise<OperatorIndexEntry[]> {
+  return (await queryRecords<OperatorIndexEntry>(store, OPERATORS)).map((r) => r.data);
+}
+
+/**
+ * Record a sign-in on the operator's record (created on the first one): provider, subject, name
+ * and time, so that operators are listed and a deleted one's audit row names them.
+ */
+export async function noteSignIn(store: Store, who: { guid: string; username: string; displayName?: string; provider: 'ad' | 'access'; subject: string }): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const rec = await getOperator(store, who.guid);
+    const next: OperatorRecord = { ...(rec?.data ?? { guid: who.guid, username: who.username }), ...who, lastSignInAt: new Date().toISOString() };
+    if (!who.displayName) delete next.displayName;
+    if (await save(store, next, rec?.version ?? 0)) {
+      if (rec) await putRecord(store, OPERATORS, who.guid.toLowerCase(), indexEntry(next));
+      return;
+    }
+  }
+}
+
+/** Remove an operator's record (authenticator included) and its index entry; true when there was one. */
+export async function deleteOperatorRecord(store: Store, guid: string): Promise<boolean> {
+  const k = key(guid);
+  const existed = !!(await getRecord(store, k.pk, k.sk)) || !!(await getRecord(store, OPERATORS, guid.toLowerCase()));
+  await deleteRecord(store, k.pk, k.sk);
+  await deleteRecord(store, OPERATORS, guid.toLowerCase());
+  return existed;
 }
 
 export const hasAuthenticator = async (store: Store, guid: string) => !!(await getOperator(store, guid))?.data.totpSealed;

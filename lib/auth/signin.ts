@@ -3,7 +3,8 @@ import { ApiError, forbidden, tooMany, unauthorized } from '../errors';
 import { hasAnyRole, operatorRights } from '../authz/rights';
 import type { ConsoleRuntime } from '../runtime';
 import { DirectoryInvalidCredentials, type PrincipalFacts } from '../directory';
-import { checkTotpCode, getOperator, pendingEnrolmentSecret } from './operators';
+import { readSignInPolicy } from './access-only';
+import { checkTotpCode, getOperator, noteSignIn, pendingEnrolmentSecret } from './operators';
 import { accountSubject, addressRefused, admitSignIn } from './rate-limit';
 import { createSession, destroySession, type OperatorIdentity, type Session } from './sessions';
 import { totpUri } from './totp';
@@ -111,6 +112,12 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
       ...(details ? { details } : {}),
     });
 
+  // the access-platform only mode (read fresh: the recovery command holds at the next sign-in)
+  if ((await readSignInPolicy(rt.store)).accessOnly) {
+    await audit('denied', 'access_platform_only');
+    throw forbidden('access_platform_only');
+  }
+
   const early = await addressRefused(rt.store, rt.config.SignIn, ctx.sourceIp);
   const directory = early ? undefined : await rt.directory();
   const found = directory && (await resolveSignInAccount(directory, typed));
@@ -197,6 +204,7 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
       }
     }
     await succeeded();
+    await noteSignIn(rt.store, { guid: facts.guid, username: facts.samAccountName, displayName: facts.displayName, provider: 'ad', subject: facts.guid });
     await audit('success', settings.stepUpMode === 'authenticator' ? 'password+authenticator' : 'password', facts.guid, slowed);
     return { session, operator };
   } catch (e) {

@@ -3,7 +3,8 @@ import { alwaysRequired, isApprovable, requiresApproval, type ApprovalSource } f
 import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClass } from './classify';
 import { DecisionContext, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
-import type { OperatorRights } from './rights';
+import { REQUIRES, type OperatorRights } from './rights';
+import type { AuditInput } from '../audit';
 
 export { DecisionContext, type DecisionHost, type OperatorRef, type ScopedGrant } from './context';
 
@@ -40,7 +41,9 @@ function bestGrant(grants: ScopedGrant[], dn: string, needs: Permission[]): Scop
 
 const READ_PERMISSION: Record<TargetKind, Permission> = { computer: 'computers.read', user: 'users.read', group: 'groups.read' };
 
-/** Fresh facts of the target, read by GUID, and its class for this kind. */
+/** Fresh facts of the target, read by GUID, and its class for this kind (undefined: no such object). */
+export const classifyTarget = (ctx: DecisionContext, kind: TargetKind, guid: string) => readAndClassify(ctx, kind, guid);
+
 async function readAndClassify(ctx: DecisionContext, kind: TargetKind, guid: string): Promise<{ target: ObjectFacts; cls: TargetClass } | undefined> {
   // the target and the OUs that classify it are read together (both fresh, by GUID)
   if (kind === 'group') {
@@ -91,13 +94,18 @@ export async function recordDecision(
   decision: Decision,
   opts: { correlationId: string; ticket?: string },
 ): Promise<void> {
+  await ctx.rt.audit.append(decisionAuditRow(actor, kind, action, guid, decision, opts));
+}
+
+/** The `authz.decision` row of a decision (written by `recordDecision`, or with the action's own row in one append). */
+export function decisionAuditRow(actor: Actor, kind: TargetKind, action: Permission, guid: string, decision: Decision, opts: { correlationId: string; ticket?: string }): AuditInput {
   const t = decision.target;
   const reason = decision.allowed
     ? `delegation:${decision.delegationId}`
     : decision.approval
       ? `approval_required:${decision.approval.kind === 'always' ? 'always' : `delegation:${decision.approval.delegationId}`}`
       : decision.reason;
-  await ctx.rt.audit.append({
+  return {
     event: 'authz.decision',
     outcome: decision.allowed ? 'allowed' : 'denied',
     reason,
@@ -106,7 +114,7 @@ export async function recordDecision(
     ...(opts.ticket ? { ticket: opts.ticket } : {}),
     correlationId: opts.correlationId,
     details: { action, ...(decision.cls ? { class: decision.cls.kind === 'never' ? `never:${decision.cls.why}` : decision.cls.kind } : {}) },
-  });
+  };
 }
 
 /** decideOnComputer: `decideOn` for computers (LAPS actions need `computers.read` in the same delegation). */
@@ -132,12 +140,21 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
   }
   // nobody acts on their own account (console spec, user classification)
   if (kind === 'user' && target.guid.toLowerCase() === actor.identity.guid.toLowerCase()) return { allowed: false, status: 403, reason: 'own_account', target, cls };
-  const needs: Permission[] = [readPermission, action];
+  // "Delegation must also hold" (console spec, Moves, renames and groups): users.rename.login needs users.rename
+  const needs: Permission[] = [...new Set<Permission>([readPermission, action, ...(REQUIRES[action] ? [REQUIRES[action]!] : [])])];
+  // groups.delete acts on standard groups only, whatever vip.manage says
+  if (STANDARD_ONLY.has(action) && cls.kind !== 'standard') return { allowed: false, status: 403, reason: 'not_a_standard_group', target, cls };
   const vipNeeded = cls.kind === 'vip';
   const holding = grants.filter((g) => inScope(target.dn, g) && [...needs, ...(vipNeeded ? (['vip.manage'] as Permission[]) : [])].every((p) => g.permissions.has(p)));
   if (!holding.length) {
     const reason = vipNeeded && bestGrant(grants, target.dn, needs) ? 'vip_requires_vip_manage' : `missing_permission:${action}`;
     return { allowed: false, status: 403, reason, target, cls };
+  }
+  // groups.owned.members.write: only groups whose manager (managedBy) is the operator's own account, now
+  if (action === 'groups.owned.members.write') {
+    const manager = String(([] as string[]).concat(target.attributes.managedBy ?? [])[0] ?? '');
+    const own = await ctx.dir.dnOfGuid(actor.identity.guid);
+    if (!own || manager.toLowerCase() !== own.toLowerCase()) return { allowed: false, status: 403, reason: 'not_group_owner', target, cls };
   }
   // an action no approval can concern (LAPS, reads) is decided without reading the approval settings
   if (!isApprovable(action)) {
@@ -150,6 +167,63 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
   const direct = holding.find((g) => !requiresApproval(approvals, action, g.delegationId));
   if (!direct) return { allowed: false, status: 403, reason: 'approval_required', target, cls, approval: { kind: 'delegation', delegationId: holding[0].delegationId } };
   return { allowed: true, target, cls, delegationId: direct.delegationId, vipManage: direct.permissions.has('vip.manage'), permissions: direct.permissions };
+}
+
+const STANDARD_ONLY = new Set<Permission>(['groups.delete']);
+
+/** An OU as the target of a move (destination) or a group creation. */
+export type OuDecision =
+  | { allowed: true; ou: { dn: string; guid: string }; delegationId: string }
+  | { allowed: false; status: 404 | 403; reason: string; ou?: { dn: string; guid: string } };
+
+/**
+ * The decision on an OU an action puts an object into: the destination of `users.move`, the OU of
+ * `groups.create`. Read fresh by GUID. Unknown, not an organizationalUnit (a container that is not
+ * an OU), at or below a Tier 0/1 OU, or outside every managed OU and the operator's read scope:
+ * 404, like an unknown object. In scope without the action: 403 `missing_permission:<action>`;
+ * a protected (VIP) object moved there also needs `vip.manage` in that delegation. Audited
+ * `authz.decision` (target kind `ou`).
+ */
+export async function decideOnOu(
+  ctx: DecisionContext,
+  actor: Actor,
+  action: 'users.move' | 'groups.create',
+  ouGuid: string,
+  opts: { correlationId: string; vip?: boolean; audit: boolean },
+): Promise<OuDecision> {
+  const d = await decideOuUnrecorded(ctx, actor, action, ouGuid, opts.vip ?? false);
+  if (opts.audit) {
+    await ctx.rt.audit.append({
+      event: 'authz.decision',
+      outcome: d.allowed ? 'allowed' : 'denied',
+      reason: d.allowed ? `delegation:${d.delegationId}` : d.reason,
+      actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
+      target: { id: ouGuid, kind: 'ou', ...(d.ou ? { dn: d.ou.dn } : {}) },
+      correlationId: opts.correlationId,
+      details: { action, ...(opts.vip ? { vip: true } : {}) },
+    });
+  }
+  return d;
+}
+
+async function decideOuUnrecorded(ctx: DecisionContext, actor: Actor, action: 'users.move' | 'groups.create', ouGuid: string, vip: boolean): Promise<OuDecision> {
+  const dn = await ctx.dir.dnOfGuid(ouGuid);
+  const facts = dn ? await ctx.dir.readFactsByDn(dn, ['objectClass']) : undefined;
+  if (!dn || !facts) return { allowed: false, status: 404, reason: 'not_found' };
+  const ou = { dn: facts.dn, guid: facts.guid };
+  if (!facts.objectClasses.some((c) => c.toLowerCase() === 'organizationalunit')) return { allowed: false, status: 404, reason: 'never_manageable:not_an_ou', ou };
+  const classCtx = await ctx.classificationContext();
+  const atOrBelow = (d: string, base: string) => d.toLowerCase() === base.toLowerCase() || isBelow(d, base);
+  if (classCtx.tierOuDns.some((t) => atOrBelow(ou.dn, t))) return { allowed: false, status: 404, reason: 'never_manageable:tier0_ou', ou };
+  if (!classCtx.managedOuDns.some((m) => atOrBelow(ou.dn, m))) return { allowed: false, status: 404, reason: 'out_of_scope', ou };
+  const readPermission: Permission = action === 'users.move' ? 'users.read' : 'groups.read';
+  const covering = (await ctx.grants(actor.rights)).filter((g) => g.scopeDns.some((s) => atOrBelow(ou.dn, s)));
+  if (!covering.some((g) => g.permissions.has(readPermission))) return { allowed: false, status: 404, reason: 'out_of_scope', ou };
+  const withAction = covering.filter((g) => g.permissions.has(readPermission) && g.permissions.has(action));
+  if (!withAction.length) return { allowed: false, status: 403, reason: `missing_permission:${action}`, ou };
+  const g = vip ? withAction.find((x) => x.permissions.has('vip.manage')) : withAction[0];
+  if (!g) return { allowed: false, status: 403, reason: 'vip_requires_vip_manage', ou };
+  return { allowed: true, ou, delegationId: g.delegationId };
 }
 
 /** The actor of a signed-in request (the route pipeline has loaded the operator and their rights). */

@@ -5,6 +5,7 @@ import type { ManagedOu, InstanceSettings } from '../setup/settings';
 import { isConditionFailed, type Store } from '../store';
 import { getRecord, queryRecords, type Rec } from '../store/records';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE, type Permission } from './permissions';
+import { forgetRequestRead, readOncePerRequest } from '../request-scope';
 
 // Roles hold permission codes; a delegation is a role plus a scope of managed OUs, assigned to
 // directory users or groups (matched by SID against the operator's transitive groups).
@@ -110,6 +111,9 @@ export async function readAuthzState(store: Store): Promise<AuthzState> {
   };
 }
 
+/** The request-scope key of the roles and delegations read (see `rightsInputsOncePerRequest`). */
+const RIGHTS_READ = 'roles-and-delegations';
+
 /** DynamoDB allows 100 actions per transaction; one is the revision. */
 export const MAX_WRITES_PER_CHANGE = 99;
 
@@ -117,6 +121,7 @@ export const MAX_WRITES_PER_CHANGE = 99;
 export async function commitAuthz(store: Store, revision: number, writes: AuthzWrite[]): Promise<boolean> {
   if (writes.length > MAX_WRITES_PER_CHANGE) throw badRequest('too_many_changes', { max: MAX_WRITES_PER_CHANGE });
   const TableName = store.tableName;
+  forgetRequestRead(RIGHTS_READ);
   const items = writes.map((w) => {
     if ('put' in w) {
       const pk = w.put === 'role' ? ROLES : DELEGATIONS;
@@ -144,6 +149,8 @@ export async function commitAuthz(store: Store, revision: number, writes: AuthzW
   } catch (e) {
     if (isConditionFailed(e)) return false;
     throw e;
+  } finally {
+    forgetRequestRead(RIGHTS_READ); // a read started meanwhile may hold the old roles
   }
 }
 
@@ -224,9 +231,12 @@ export async function operatorRights(
   settings: InstanceSettings,
   operator: { guid: string; sid: string; groupSids: string[] },
 ): Promise<OperatorRights> {
-  const [roles, delegations] = await Promise.all([listRoles(store), listDelegations(store)]);
+  const [roles, delegations] = await rightsInputsOncePerRequest(store);
   return rightsFrom(settings, operator, roles, delegations);
 }
+
+/** The roles and delegations as this request first read them (the pipeline starts the read with the session's). */
+export const rightsInputsOncePerRequest = (store: Store) => readOncePerRequest(RIGHTS_READ, () => Promise.all([listRoles(store), listDelegations(store)]));
 
 /** The same rights from given roles and delegations (pure: a change's effect is computed before it is committed). */
 export function rightsFrom(settings: InstanceSettings, operator: { guid: string; sid: string; groupSids: string[] }, roles: Role[], delegations: Delegation[]): OperatorRights {

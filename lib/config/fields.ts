@@ -107,7 +107,9 @@ export const configSchema = z.object({
     }),
     {},
   ),
-  Database: z.prefault(z.object({ AutoMigrate: bool(true) }), {}),
+  // BackupFolder: where the copy taken before migrations goes (a JSON-lines file); absent: a
+  // DynamoDB on-demand backup of the table (AWS)
+  Database: z.prefault(z.object({ AutoMigrate: bool(true), BackupFolder: z.optional(z.string().check(z.minLength(1))) }), {}),
   Directory: z.prefault(
     z.object({
       FailedDcCooldown: duration(60),

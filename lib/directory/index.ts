@@ -125,6 +125,14 @@ export interface Directory {
   modify(dn: string, changes: DirectoryChange[], opts?: WriteOptions): Promise<void>;
   /** Set an account's password (unicodePwd), and pwdLastSet / lockoutTime with it in one change. */
   setPassword(dn: string, password: string, opts: WriteOptions & { mustChange: boolean; unlock: boolean }): Promise<void>;
+  /** Rename and/or move an object (modifyDN): `newRdn` (`CN=...`, escaped) under `newParentDn` (default: where it is). Sent once. */
+  moveObject(dn: string, newRdn: string, newParentDn: string | undefined, opts?: WriteOptions): Promise<void>;
+  /** Create an object at `dn` with these attribute values. Sent once. */
+  addObject(dn: string, attributes: Record<string, string | string[]>, opts?: WriteOptions): Promise<void>;
+  /** Delete the (leaf) object at `dn`. Sent once. */
+  deleteObject(dn: string, opts?: WriteOptions): Promise<void>;
+  /** Replace the DACL of the object at `dn` (a DACL-only security descriptor, SD flags control). Sent once. */
+  writeSecurityDescriptor(dn: string, sd: Buffer, opts?: WriteOptions): Promise<void>;
 
   stop(): void;
 }
@@ -378,6 +386,29 @@ export class LdapDirectory implements Directory {
   async modify(dn: string, changes: DirectoryChange[], opts: WriteOptions = {}): Promise<void> {
     const creds = opts.as ?? (await this.readCreds());
     await this.pool.run(creds, 'write', (client) => client.modify(dn, changes.map(toChange)));
+  }
+
+  async moveObject(dn: string, newRdn: string, newParentDn: string | undefined, opts: WriteOptions = {}): Promise<void> {
+    const creds = opts.as ?? (await this.readCreds());
+    // ldapts splits the new DN at its first unescaped comma: the RDN, then the new superior
+    await this.pool.run(creds, 'write', (client) => client.modifyDN(dn, newParentDn ? `${newRdn},${newParentDn}` : newRdn));
+  }
+
+  async addObject(dn: string, attributes: Record<string, string | string[]>, opts: WriteOptions = {}): Promise<void> {
+    const creds = opts.as ?? (await this.readCreds());
+    await this.pool.run(creds, 'write', (client) => client.add(dn, attributes));
+  }
+
+  async deleteObject(dn: string, opts: WriteOptions = {}): Promise<void> {
+    const creds = opts.as ?? (await this.readCreds());
+    await this.pool.run(creds, 'write', (client) => client.del(dn));
+  }
+
+  async writeSecurityDescriptor(dn: string, sd: Buffer, opts: WriteOptions = {}): Promise<void> {
+    const creds = opts.as ?? (await this.readCreds());
+    await this.pool.run(creds, 'write', (client) =>
+      client.modify(dn, [new Change({ operation: 'replace', modification: new Attribute({ type: 'nTSecurityDescriptor', values: [sd as unknown as string] }) })], new SdFlagsDaclControl()),
+    );
   }
 
   async setPassword(dn: string, password: string, opts: WriteOptions & { mustChange: boolean; unlock: boolean }): Promise<void> {

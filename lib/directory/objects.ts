@@ -100,6 +100,6 @@ export const USER_ATTRIBUTES = [
   'memberOf',
   'isCriticalSystemObject',
 ];
-export const GROUP_ATTRIBUTES = ['objectGUID', 'objectSid', 'objectClass', 'cn', 'sAMAccountName', 'description', 'mail', 'managedBy', 'groupType', 'adminCount', 'isCriticalSystemObject', 'memberOf'];
+export const GROUP_ATTRIBUTES = ['objectGUID', 'objectSid', 'objectClass', 'cn', 'sAMAccountName', 'description', 'mail', 'managedBy', 'info', 'groupType', 'adminCount', 'isCriticalSystemObject', 'memberOf'];
 
 export const isTrue = (v: string | string[] | undefined) => String(Array.isArray(v) ? v[0] : (v ?? '')).toUpperCase() === 'TRUE';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hintOf } from '../actions/common';
+import { membersConfirmation } from '../actions/directory-management';
 import { classifyComputer, classifyGroup, classifyUser, type TargetClass } from '../authz/classify';
 import { decideOnGroup, type Actor, type DecisionContext } from '../authz/engine';
 import { scopeQuerySchema, searchScope, type ScopeQuery } from '../authz/scoped-list';
@@ -62,8 +63,9 @@ export async function getGroup(ctx: DecisionContext, actor: Actor, guid: string,
   if (!isGuid(guid)) throw notFound();
   const d = await decideOnGroup(ctx, actor, 'groups.read', guid, { audit: true, correlationId });
   if (!d.allowed) throw notFound();
-  const membersWrite = hintOf(await decideOnGroup(ctx, actor, 'groups.members.write', guid, { audit: false, correlationId }));
-  return { ...groupView(d.target, d.cls), dn: d.target.dn, actions: { 'groups.members.write': membersWrite } };
+  const actions: Record<string, ReturnType<typeof hintOf>> = {};
+  for (const a of ['groups.members.write', 'groups.owned.members.write', 'groups.attributes.write', 'groups.delete'] as const) actions[a] = hintOf(await decideOnGroup(ctx, actor, a, guid, { audit: false, correlationId }));
+  return { ...groupView(d.target, d.cls), dn: d.target.dn, managedBy: first(d.target.attributes.managedBy), info: first(d.target.attributes.info), actions };
 }
 
 export interface MemberView {
@@ -115,5 +117,6 @@ export async function groupMembers(ctx: DecisionContext, actor: Actor, guid: str
     const a = facts.attributes;
     items.push({ id: facts.guid, kind, name: first(a.sAMAccountName) ?? first(a.cn) ?? '', displayName: first(a.displayName), managed: cls.kind !== 'unmanaged', protected: cls.kind === 'vip' });
   }
-  return { items, omitted, truncated: dns.length > max };
+  // what a groups.delete of a group with members must send back: this exact member list was seen
+  return { items, omitted, truncated: dns.length > max, count: dns.length, confirmMembers: dns.length ? membersConfirmation(dns) : undefined };
 }

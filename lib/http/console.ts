@@ -1,5 +1,6 @@
 import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { inRequestScope } from '../request-scope';
 import type { Config } from '../config';
 import { auditLogger, logger } from '../log';
 import { runtime as consoleRuntime, type ConsoleRuntime } from '../runtime';
@@ -13,6 +14,7 @@ import { loggerContext } from './middlewares/logger';
 import { permissionGuard, signedInOperator, stepUp } from './middlewares/operator';
 import { httpResponse } from './middlewares/response';
 import { matchRoute, runtime } from './middlewares/route';
+import { schemaReady } from './middlewares/schema';
 import { consoleContext, csrf, refusalAudit, session } from './middlewares/session';
 import type { Route, RouteContext } from './route';
 
@@ -45,7 +47,8 @@ async function auditCrossSite(request: ConsoleRequest, seen: CrossSiteVerdict) {
 
 /**
  * The console's request pipeline, one middleware per step, in this order for every route and
- * before any side effect: route match (unknown → 404) → session → cross-site origin on
+ * before any side effect: route match (unknown → 404) → the store's schema (pending migrations,
+ * 503 `migration_pending`) → session → cross-site origin on
  * POST/PUT/DELETE (403, audited when an operator's session came with it) → CSRF on POST/PUT/DELETE
  * (400) → operator (401) → permission (403, audited) → step-up (403) → zod validation (400 with
  * field details; a malformed id 404) → the route's handler. Every answer carries the security
@@ -60,6 +63,7 @@ export function createHttpHandler(routes: Route<any, any, any>[], getRuntime: ()
     .use(errorResponse())
     .use(runtime(getRuntime))
     .use(matchRoute(routes, (route: Route, request: ConsoleRequest) => !route.helpdesk || exchangeOf(request).rt!.config.Helpdesk.Enabled))
+    .use(schemaReady())
     .use(consoleContext())
     .use(session())
     .use(crossSite((request: ConsoleRequest) => consoleBrowserPolicy(exchangeOf(request).rt!.config), auditCrossSite))
@@ -69,8 +73,9 @@ export function createHttpHandler(routes: Route<any, any, any>[], getRuntime: ()
     .use(permissionGuard())
     .use(stepUp())
     .use(consoleValidation());
-  // callable without a Lambda context too (tests, the container gateway)
-  return chain as typeof chain & ((event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>);
+  // each request with its own shared reads (lib/request-scope); callable without a Lambda context
+  // too (tests, the container gateway)
+  return (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => inRequestScope(() => chain(event, context as Context));
 }
 
 /** A console Lambda handler for a group of routes. */

@@ -48,6 +48,8 @@ export async function lapsDiagnostics(rt: ConsoleRuntime): Promise<LapsDiagnosti
     checks.push(res.code === 'laps_not_configured' ? 'laps_identity_not_configured' : 'laps_service_unreachable');
     return { checks, scopes: [] };
   }
+  // a CA change the password service has not been re-pinned to refuses every LAPS operation
+  if (res.trusted === false) checks.push('trust_not_pinned');
   checks.push(res.identity ?? 'laps_identity_not_configured');
   return { checks, scopes: res.scopes ?? [] };
 }

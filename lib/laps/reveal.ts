@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { requireStrictStepUp } from '../auth/stepup';
 import type { Session } from '../auth/sessions';
-import { decideUnrecorded, recordDecision, type Actor } from '../authz/engine';
+import type { AuditInput } from '../audit';
+import { decideUnrecorded, decisionAuditRow, type Actor } from '../authz/engine';
 import { isGuid } from '../directory';
 import { ApiError, badRequest, notFound } from '../errors';
 import { HopTimes } from '../hop-times';
@@ -72,8 +73,10 @@ export async function lapsAction(
 ): Promise<LapsPayload | { expired: true }> {
   const action = op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire';
   const event = eventOf(op);
-  const audit = (outcome: string, reason: string, target?: { dn?: string; name?: string }) =>
-    ctx.rt.audit.append({
+  // the decision's row, once decided, goes with the attempt's next row in one append (one write)
+  let decisionRow: AuditInput | undefined;
+  const audit = (outcome: string, reason: string, target?: { dn?: string; name?: string }) => {
+    const row: AuditInput = {
       event,
       outcome,
       reason,
@@ -81,7 +84,11 @@ export async function lapsAction(
       actor: { id: actor.identity.guid, name: actor.identity.username, provider: actor.identity.provider, ip: actor.ip },
       target: { id: guid.slice(0, MAX_AUDITED_ID), kind: 'computer', ...target },
       correlationId,
-    });
+    };
+    const rows = decisionRow ? [decisionRow, row] : [row];
+    decisionRow = undefined;
+    return ctx.rt.audit.appendAll(rows);
+  };
   const refuse = async (e: ApiError, target?: { dn?: string; name?: string }, reason = e.code) => {
     await audit(e.status >= 500 ? 'failed' : 'denied', reason, target);
     return e;
@@ -99,36 +106,40 @@ export async function lapsAction(
   if (stepUp.status === 'rejected') throw await refuse(stepUp.reason as ApiError);
   if (decided.status === 'rejected') throw decided.reason;
   const d = decided.value;
-  const decisionRow = hops.time('console.auditDecision', () => recordDecision(ctx, actor, 'computer', action, guid, d, { correlationId, ticket: body.ticket }));
+  decisionRow = decisionAuditRow(actor, 'computer', action, guid, d, { correlationId, ticket: body.ticket });
   if (!d.allowed) {
-    await decisionRow;
-    // the answer hides why (404 like an unknown computer); the row records it
+    // the answer hides why (404 like an unknown computer); the rows record it
     const known = d.target ? { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') } : undefined;
     throw await refuse(d.status === 404 ? notFound() : new ApiError(403, 'forbidden', { reason: d.reason }), known, d.reason);
   }
   const target = { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') };
   // an expiry changes the directory: its decision is on record before the service is asked; a
-  // reveal's decision row is written while the service works, and no password leaves without it
-  if (op === 'laps.expire') await decisionRow;
+  // reveal's decision row is written with its outcome, before the password is opened: no password
+  // leaves without both on record
+  if (op === 'laps.expire') {
+    await hops.time('console.auditDecision', () => ctx.rt.audit.append(decisionRow!));
+    decisionRow = undefined;
+  }
 
-  const call = hops.time('console.invoke', () =>
-    callPasswordService(
-      {
-        op,
-        computerGuid: d.target.guid,
-        expectedDn: d.target.dn,
-        vipAllowed: d.cls.kind === 'vip' && d.vipManage,
-        operator: { guid: actor.identity.guid, name: actor.identity.username },
-        correlationId,
-      },
-      processEnvironment(),
-      hops,
-    ),
-  );
-  const [row, answer] = await Promise.allSettled([decisionRow, call]);
-  if (row.status === 'rejected') throw row.reason;
-  if (answer.status === 'rejected') throw await refuse(answer.reason as ApiError, target);
-  const res = answer.value;
+  let res: Awaited<ReturnType<typeof callPasswordService>>;
+  try {
+    res = await hops.time('console.invoke', () =>
+      callPasswordService(
+        {
+          op,
+          computerGuid: d.target.guid,
+          expectedDn: d.target.dn,
+          vipAllowed: d.cls.kind === 'vip' && d.vipManage,
+          operator: { guid: actor.identity.guid, name: actor.identity.username },
+          correlationId,
+        },
+        processEnvironment(),
+        hops,
+      ),
+    );
+  } catch (e) {
+    throw await refuse(e as ApiError, target);
+  }
   const done = () => logger.info('laps_timing', { correlationId, operation: op, hops: hops.hops, total: hops.total() });
   if (!res.ok) {
     const [status, code] = SERVICE_CODES[res.code] ?? [503, 'laps_unavailable'];

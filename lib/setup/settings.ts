@@ -1,5 +1,6 @@
 import type { Store } from '../store';
 import { getRecord, putRecord } from '../store/records';
+import { forgetRequestRead, readOncePerRequest } from '../request-scope';
 
 // Instance settings: written by the setup wizard, then by directory-connection changes.
 // Technical-account passwords are sealed (AES-256-GCM under the master key, AAD names the account).
@@ -24,6 +25,8 @@ export interface InstanceSettings {
   writeAccount: SealedAccount;
   lapsIdentityUpn?: string;
   managedOus: ManagedOu[];
+  /** UPN suffixes operators may give accounts (console spec, Directory connection changes); unset: the domain */
+  upnSuffixes?: string[];
   tierOus: ManagedOu[];
   protectedGroups: Array<{ dn: string; guid: string; sid: string }>;
   superAdministrators: string[]; // objectGUIDs
@@ -38,6 +41,13 @@ export async function readSettings(store: Store): Promise<{ settings: InstanceSe
   return rec && { settings: rec.data, version: rec.version };
 }
 
+const REQUEST_READ = 'instance-settings';
+/** The settings as this request first read them (one consistent read per request, see lib/request-scope). */
+export const readSettingsOncePerRequest = (store: Store) => readOncePerRequest(REQUEST_READ, () => readSettings(store));
+
 export async function writeSettings(store: Store, settings: InstanceSettings, expectVersion: number): Promise<boolean> {
-  return putRecord(store, PK, 'SETTINGS', settings, { expectVersion });
+  forgetRequestRead(REQUEST_READ);
+  const written = await putRecord(store, PK, 'SETTINGS', settings, { expectVersion });
+  forgetRequestRead(REQUEST_READ); // a read started meanwhile may hold the old settings
+  return written;
 }

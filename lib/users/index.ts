@@ -62,8 +62,8 @@ export async function getUser(ctx: DecisionContext, actor: Actor, guid: string, 
   const d = await decideOnUser(ctx, actor, 'users.read', guid, { audit: true, correlationId });
   if (!d.allowed) throw notFound();
   const actions: Record<string, ActionHint> = {};
-  for (const a of APPROVABLE_ACTIONS.filter((x) => x.startsWith('users.'))) actions[a] = hintOf(await decideOnUser(ctx, actor, a, guid, { audit: false, correlationId }));
-  return { ...userView(d.target, d.cls), dn: d.target.dn, actions };
+  for (const a of [...APPROVABLE_ACTIONS.filter((x) => x.startsWith('users.')), 'users.move', 'users.rename', 'users.rename.login'] as const) actions[a] = hintOf(await decideOnUser(ctx, actor, a, guid, { audit: false, correlationId }));
+  return { ...userView(d.target, d.cls), dn: d.target.dn, cn: first(d.target.attributes.cn), actions };
 }
 
 export const userSearchQuerySchema = scopeQuerySchema;

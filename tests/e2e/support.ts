@@ -120,7 +120,7 @@ export async function reachByTab(page: Page, selector: string, max = 60): Promis
 /** Every run takes the screenshots (so a broken screen still fails here); only HDC_SCREENSHOTS=1
  *  writes them over the committed docs/screenshots, so a plain `npm test` leaves the tree clean. */
 export async function screenshot(page: Page, name: string) {
-  const folder = process.env.HDC_SCREENSHOTS === '1' ? SCREENSHOTS : path.join(ROOT, 'local/.run/screenshots');
+  const folder = process.env.HDC_SCREENSHOTS === '1' ? SCREENSHOTS : path.join(RUN_DIR, 'screenshots');
   fs.mkdirSync(folder, { recursive: true });
   await page.screenshot({ path: path.join(folder, `${name}.png`) });
 }

@@ -8,6 +8,10 @@ export const WORDS: Record<string, string> = {
   totp_enrolment_required: 'Set up your authenticator app to finish signing in.',
   no_console_role: 'Your account has no role in this console. Ask an administrator for access.',
   password_signin_disabled: 'Directory password sign-in is turned off on this console.',
+  access_platform_only: 'This console accepts sign-in through the access platform only.',
+  migration_pending: 'The console is waiting for its database upgrade: an administrator runs the migrate command.',
+  migration_in_progress: 'The console is upgrading its database. Try again in a minute.',
+  schema_newer_than_code: 'The database was upgraded by a newer version of the console: this version cannot use it.',
   signin_rate_limited: 'Too many sign-in attempts. Try again later.',
   unauthenticated: 'Your session has ended. Sign in again.',
   session_revoked: 'Your session was ended. Sign in again.',
@@ -142,6 +146,30 @@ export const WORDS: Record<string, string> = {
   secrets_key_missing: 'The key that protects channel secrets is missing on the server.',
   too_many_channels: 'Too many channels: remove one first.',
   too_many_requests: 'Too many requests. Try again in a moment.',
+  // instance administration: protection list, operator records, baseline
+  group_not_security_group: 'Only a security group can protect its members: a distribution group is never in a sign-in token.',
+  already_protected: 'That group is already on the protection list.',
+  // directory management (moves, renames, groups) and the delegation export
+  same_ou: 'The account is already in that OU.',
+  name_taken: 'Another object in that OU already has this name.',
+  upn_suffix_unknown: 'That sign-in name suffix is not one of the domain\'s UPN suffixes.',
+  login_taken: 'Another object in the domain already uses that sign-in name.',
+  members_not_confirmed: 'The member list changed since you reviewed it. Review the members again before deleting the group.',
+  manager_not_allowed: 'That account cannot be set as the group\'s owner.',
+  laps_right_refused: 'The LAPS export grants only reading msLAPS-Password (and writing the expiration time) on computer objects.',
+  laps_identity_upn_missing: 'The LAPS account has no sign-in name (UPN) configured.',
+  delegation_identity_not_found: 'The account named in the export was not found in the directory.',
+  schema_name_unknown: 'The directory schema does not know an attribute or class the export names.',
+  // directory connection changes
+  upn_suffix_invalid: 'That is not a valid UPN suffix (a DNS name such as corp.example.com).',
+  dc_duplicate: 'That domain controller is already in the list.',
+  dc_check_failed: 'A new domain controller did not pass the check (TLS with the configured CA and host name, then a sign-in of the read account). Nothing was saved.',
+  ca_unreadable: 'The certificate file could not be read as PEM certificates.',
+  ca_not_a_ca: 'That certificate is not a certificate authority.',
+  ca_check_failed: 'Not every domain controller chains to the new CA. Nothing was saved.',
+  account_file_provided: 'That account\'s password comes from a file on the password service host and is changed there.',
+  account_bind_refused: 'The new password did not sign in on every domain controller. Nothing was saved.',
+  discovery_failed: 'The domain\'s DNS did not answer with domain controllers.',
 };
 
 /** An app's own phrasing over the shared table (the fleet dashboard's words for the fleet API's codes). */

@@ -1,3 +1,4 @@
+import { rightsInputsOncePerRequest } from '../../authz/rights';
 import { csrfMatches, loadSession, readSessionCookie } from '../../auth/sessions';
 import { sessionPolicy } from '../../auth/signin';
 import { badRequest } from '../../errors';
@@ -41,6 +42,12 @@ export function session() {
       const route = ex.route!;
       const needsSession = route.access === 'presession' || route.access === 'operator' || STATE_CHANGING.has(route.method);
       if (!needsSession && !route.openInDevelopment) return;
+      // an operator route's guard needs the settings and the roles and delegations: their reads
+      // start now, beside the session's (shared with the route for this request, lib/request-scope)
+      if (route.access === 'operator') {
+        void ex.rt!.settings().catch(() => undefined);
+        void rightsInputsOncePerRequest(ex.rt!.store);
+      }
       ex.ctx!.session = await loadSession(ex.rt!.store, readSessionCookie(request.event.cookies, ex.header('cookie')), sessionPolicy(ex.rt!));
     },
   };

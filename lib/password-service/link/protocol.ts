@@ -35,7 +35,7 @@ export interface ScopeDiagnosis {
 }
 
 export type ServiceResponse =
-  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured'; identity?: string; scopes?: ScopeDiagnosis[] }
+  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured'; identity?: string; scopes?: ScopeDiagnosis[]; trusted?: boolean }
   /** retryAfterMs: with `rate_limited`, until the oldest operation in the window leaves it */
   | { ok: false; code: string; retryAfterMs?: number };
 

@@ -152,6 +152,15 @@ export class PasswordService {
       done('laps_not_configured');
       return { ok: false, code: 'laps_not_configured' };
     }
+    const dir = this.ctx.directory(s, creds);
+    // the computer and the OUs that classify it are read while the nonce and the rate window are
+    // written (an expiry never reads the password): nothing read leaves before the window admits
+    // the operation, and a refused or replayed one drops what was read
+    const reads = Promise.all([
+      hops.time('service.ldapRead', () => (req.op === 'laps.read' ? dir.readLaps(req.computerGuid) : dir.readObject(req.computerGuid).then((facts) => facts && { facts }))),
+      hops.time('service.recheckReads', () => this.ctx.classificationContext(dir, s)),
+    ]);
+    reads.catch(() => undefined); // awaited only once admitted
     const taken = await hops.time('service.nonceAndRateWindow', () =>
       admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, { along: { name: 'link_nonce', put: nonceItem(this.ctx.store, nonce) }, prefetched: windowRead }),
     );
@@ -165,7 +174,6 @@ export class PasswordService {
       done('rate_limited', { retryAfterMs: taken.retryAfterMs });
       return { ok: false, code: 'rate_limited', retryAfterMs: taken.retryAfterMs };
     }
-    const dir = this.ctx.directory(s, creds);
     const refuse = (code: string) => {
       done(code);
       return { ok: false as const, code };
@@ -173,11 +181,7 @@ export class PasswordService {
     let read: LapsValues | undefined;
     let classification;
     try {
-      // the computer and the OUs that classify it are read together (an expiry never reads the password)
-      [read, classification] = await Promise.all([
-        hops.time('service.ldapRead', () => (req.op === 'laps.read' ? dir.readLaps(req.computerGuid) : dir.readObject(req.computerGuid).then((facts) => facts && { facts }))),
-        hops.time('service.recheckReads', () => this.ctx.classificationContext(dir, s)),
-      ]);
+      [read, classification] = await reads;
     } catch (e) {
       if (e instanceof DirectoryInvalidCredentials) return refuse('laps_bind_failed');
       throw e;
@@ -228,11 +232,13 @@ export class PasswordService {
   private async diagnose(req: { scopeDns: string[] }): Promise<ServiceResponse> {
     const s = await this.ctx.settings();
     if (!s) return { ok: false, code: 'not_configured' };
+    // the pin (domain and CA, as the service reads the settings now): diagnostics name trust_not_pinned
+    const trusted = await this.ctx.trusted(s);
     const creds = await this.ctx.credentials('laps');
-    if (!creds) return { ok: true, identity: 'laps_identity_not_configured', scopes: [] };
+    if (!creds) return { ok: true, trusted, identity: 'laps_identity_not_configured', scopes: [] };
     const dir = this.ctx.directory(s, creds);
-    if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'laps_bind_failed', scopes: [] };
-    return { ok: true, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
+    if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, trusted, identity: 'laps_bind_failed', scopes: [] };
+    return { ok: true, trusted, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
   }
 
   private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {

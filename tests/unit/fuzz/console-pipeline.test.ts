@@ -73,6 +73,7 @@ const rt: ConsoleRuntime = {
   writeCreds: async () => {
     throw unavailable('directory_unavailable');
   },
+  schemaReady: async () => {},
   settingsAndDirectory: async () => {
     const settings = (await readSettings(store))?.settings;
     return settings ? { settings, directory: emptyDirectory } : {};

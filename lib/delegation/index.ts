@@ -1,0 +1,65 @@
+import { listDelegations, listRoles } from '../authz/rights';
+import type { Directory } from '../directory';
+import { ApiError } from '../errors';
+import type { InstanceSettings } from '../setup/settings';
+import type { Store } from '../store';
+import { lapsRightsModel, writeRightsModel, type RightsModel } from './model';
+import { renderDelegationScript, rightSddl } from './script';
+import { delegationExportStatus, type DelegationExportStatus } from './status';
+
+export { writeRightsModel, lapsRightsModel, assertLapsRight, WRITE_RIGHTS, type RightsModel, type ModelRight } from './model';
+export { renderDelegationScript, rightSddl } from './script';
+export { delegationExportStatus, resolveRightsModel, daclHolds, type DelegationExportStatus } from './status';
+
+// The delegation export (settings.manage): the write account's and the LAPS account's rights
+// models from the current roles, delegations and schema, their PowerShell scripts, and whether
+// the directory holds them now.
+
+export interface DelegationExport {
+  kind: RightsModel['kind'];
+  identity: string;
+  ous: Array<{ dn: string; guid: string; permissions: string[]; rights: string[] }>;
+  script: string;
+  status?: DelegationExportStatus;
+}
+
+/** Both models as the instance's settings, roles, delegations and schema make them now. */
+export async function currentRightsModels(store: Store, settings: InstanceSettings, dir: Directory): Promise<{ write: RightsModel; laps?: RightsModel }> {
+  const [roles, delegations, schema] = await Promise.all([listRoles(store), listDelegations(store), dir.schemaAttributes(['ms-Mcs-AdmPwd', 'msLAPS-Password'])]);
+  const write = writeRightsModel(settings, roles, delegations);
+  if (!settings.lapsIdentityUpn) return { write };
+  const laps = lapsRightsModel(settings, roles, delegations, { legacySchema: schema.includes('ms-mcs-admpwd'), otherAccounts: [settings.readAccount.user, settings.writeAccount.user] });
+  return { write, laps };
+}
+
+/**
+ * The export, one per account: the model (rights in SDDL with names), the script, and the status
+ * of the directory against it (`upToDate`, the missing rights). The write script refuses the
+ * LAPS account; the LAPS script refuses the read and write accounts.
+ */
+export async function exportDelegation(store: Store, settings: InstanceSettings | undefined, dir: Directory, opts: { now?: Date; version?: string } = {}): Promise<DelegationExport[]> {
+  if (!settings) throw new ApiError(503, 'not_configured');
+  const models = await currentRightsModels(store, settings, dir);
+  const generatedAt = (opts.now ?? new Date()).toISOString();
+  const out: DelegationExport[] = [];
+  for (const model of [models.write, models.laps].filter((m): m is RightsModel => !!m)) {
+    const refusedIdentities = model.kind === 'write' ? [settings.lapsIdentityUpn, settings.readAccount.user].filter((x): x is string => !!x) : [settings.readAccount.user, settings.writeAccount.user];
+    out.push({
+      kind: model.kind,
+      identity: model.identity,
+      ous: model.ous.map((o) => ({ dn: o.ou.dn, guid: o.ou.guid, permissions: o.permissions, rights: o.rights.map((r) => rightSddl(r, model.identity)) })),
+      script: renderDelegationScript(model, { generatedAt, refusedIdentities, version: opts.version }),
+      status: await delegationExportStatus(dir, model).catch((e) => {
+        if (e instanceof ApiError) return undefined; // an account or schema name this forest lacks: no status
+        throw e;
+      }),
+    });
+  }
+  return out;
+}
+
+/** Is the write account's delegation export out of date (a right of the current model missing from the directory)? For diagnostics. */
+export async function writeDelegationOutOfDate(store: Store, settings: InstanceSettings, dir: Directory): Promise<DelegationExportStatus> {
+  const { write } = await currentRightsModels(store, settings, dir);
+  return delegationExportStatus(dir, write);
+}
