@@ -2,15 +2,9 @@
 // browser, the CSRF token of the session on every POST/PUT/DELETE. No cache of any answer: each
 // screen asks again, and a secret (LAPS or reset password) only lives in the component showing it.
 
-export class ApiFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly body: Record<string, any>,
-  ) {
-    super(code);
-  }
-}
+import { ApiFailure } from '../../shared/api-failure';
+
+export { ApiFailure, qs } from '../../shared/api-failure';
 
 let csrf: string | undefined;
 let expiredListener: (() => void) | undefined;
@@ -63,13 +57,6 @@ export const get = <T = any>(path: string) => api<T>('GET', path);
 export const post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => api<T>('POST', path, body ?? {}, headers);
 export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
 export const del = <T = any>(path: string) => api<T>('DELETE', path);
-
-export const qs = (params: Record<string, string | undefined>) => {
-  const u = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v) u.set(k, v);
-  const s = u.toString();
-  return s ? `?${s}` : '';
-};
 
 export interface Me {
   username: string;
