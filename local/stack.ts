@@ -46,6 +46,8 @@ export interface StackInfo {
   directory: DirectorySeed;
   computers: Array<{ name: string; guid: string; class: string; laps: string }>;
   fleetUrl: string;
+  /** the fleet dashboard (web/fleet), same origin as the fleet API behind it */
+  fleetWebUrl: string;
   fleetAdmin: { username: string; password: string };
   fleetClients: string[];
   fleet: FleetStackInfo;
@@ -235,6 +237,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     directory,
     computers: directory.computers.map(({ name, guid, class: cls, laps }) => ({ name, guid, class: cls, laps })),
     fleetUrl: fleet.fleetUrl,
+    fleetWebUrl: fleet.fleetWebUrl,
     fleetAdmin: fleet.fleetAdmin,
     fleetClients: fleet.fleetClients,
     fleet,

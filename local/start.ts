@@ -22,6 +22,7 @@ async function main() {
     console.log(`
   Console (web)    ${info.consoleWebUrl}   <- open this in a browser
   Console API      ${info.consoleUrl}   (health: ${info.consoleUrl}/health/ready, API description: ${info.consoleUrl}/openapi/v1.json)
+  Fleet (web)      ${info.fleetWebUrl}   <- the fleet dashboard
   Fleet plane      ${info.fleetUrl}   (local administrator ${info.fleetAdmin.username} / ${info.fleetAdmin.password}; clients ${info.fleetClients.join(', ')};
                    access-platform token: npm run -s fleet:token -- <user> <role>...)
   DynamoDB Local   ${info.dynamodbEndpoint}   table ${info.tableName}

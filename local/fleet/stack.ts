@@ -11,16 +11,17 @@ import type { Assignment } from '../../lib/fleet/technicians';
 import { fakeTctlEnv, resetFakeTctl } from './fake-tctl';
 import { DEV_AUDIENCE, DEV_CLUSTER, issuerKey } from './issuer';
 import { log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from '../processes';
+import { FLEET_WEB_DIST } from '../web';
 
 // The fleet plane's part of the local stack: the dev access-platform issuer (JWKS on loopback),
-// serverless-offline for serverless.fleet.yml with the fake tctl, the fleet table in the given
+// serverless-offline for serverless.fleet.yml with the fake tctl, the fleet dashboard in front of it, the fleet table in the given
 // DynamoDB Local, and its seed (clients, consoles, technician assignments, local administrator).
 
 export type FleetProfile = 'dev' | 'test';
 
-export const FLEET_PORTS: Record<FleetProfile, { http: number; lambda: number; jwks: number }> = {
-  dev: { http: 4000, lambda: 4002, jwks: 4003 },
-  test: { http: 4100, lambda: 4102, jwks: 4103 },
+export const FLEET_PORTS: Record<FleetProfile, { http: number; lambda: number; jwks: number; web: number }> = {
+  dev: { http: 4000, lambda: 4002, jwks: 4003, web: 4010 },
+  test: { http: 4100, lambda: 4102, jwks: 4103, web: 4110 },
 };
 
 /** Roles and users of the dev issuer the fleet is configured with (docs/fleet.md). */
@@ -44,6 +45,8 @@ export const SEED_TECHNICIANS: Assignment[] = [
 
 export interface FleetStackInfo {
   fleetUrl: string;
+  /** the fleet dashboard (local/web-server.ts: web/fleet/dist, /api/* passed to fleetUrl); the fleet's public origin */
+  fleetWebUrl: string;
   fleetAdmin: { username: string; password: string };
   fleetClients: string[];
   jwksUrl: string;
@@ -66,7 +69,7 @@ export interface StartFleetOptions {
   /** CA file the fleet trusts beside the system store (the local console's HTTPS front) */
   extraCaFile?: string;
   /** other ports (experiments); defaults per profile */
-  ports?: { http: number; lambda: number; jwks: number };
+  ports?: { http: number; lambda: number; jwks: number; web: number };
 }
 
 const fleetRunDir = (profile: FleetProfile) => path.join(RUN_DIR, `fleet-${profile}`);
@@ -113,6 +116,8 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
   await waitFor('fleet JWKS server', async () => (await fetch(jwksUrl)).status === 200, 30000);
 
   const fleetUrl = `http://127.0.0.1:${ports.http}`;
+  // the dashboard and the API share this origin (the CloudFront distribution in AWS)
+  const fleetWebUrl = `http://127.0.0.1:${ports.web}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...fakeTctlEnv(tctlDir, tctlLog),
@@ -127,7 +132,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     ACCESS_IDENTITY_FILE: identityFile,
     ACCESS_CLUSTER_NAME: DEV_CLUSTER,
     DEFAULT_PROXY_ADDR: 'teleport.hdc-local.test:443',
-    FLEET_PUBLIC_ORIGIN: fleetUrl,
+    FLEET_PUBLIC_ORIGIN: fleetWebUrl,
     // alert channel secrets (the table is in memory: a key per start is enough)
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...(opts.extraCaFile ? { NODE_EXTRA_CA_CERTS: opts.extraCaFile } : {}),
@@ -147,13 +152,22 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     ['offline', 'start', '--config', 'serverless.fleet.yml', '--stage', stage, '--httpPort', String(ports.http), '--lambdaPort', String(ports.lambda)],
     env,
   );
+  log(`fleet dashboard on ${fleetWebUrl} (API under /api/* passed to ${fleetUrl})`);
+  startProcess(`${opts.profile}-fleet-web`, process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'local/web-server.ts')], {
+    ...process.env,
+    HDC_WEB_PORT: String(ports.web),
+    HDC_WEB_API_URL: fleetUrl,
+    HDC_WEB_DIST: FLEET_WEB_DIST,
+  });
   await waitFor('fleet serverless-offline', async () => (await fetch(`${fleetUrl}/health/live`)).status === 200, 180000);
+  await waitFor('fleet dashboard', async () => (await fetch(`${fleetWebUrl}/health/live`)).status === 200, 30000);
 
   const masterKey = Buffer.from(fs.readFileSync(opts.masterKeyFile, 'utf8').trim(), 'base64');
   const adminPassword = randomBytes(18).toString('base64url');
   const consoles = await seedFleet(store, masterKey, adminPassword);
   const info: FleetStackInfo = {
     fleetUrl,
+    fleetWebUrl,
     fleetAdmin: { username: 'admin', password: adminPassword },
     fleetClients: SEED_CLIENTS.map((c) => c.code),
     jwksUrl,
@@ -173,6 +187,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
 }
 
 export async function stopFleet(profile: FleetProfile): Promise<void> {
+  await stopRecorded(`${profile}-fleet-web`);
   await stopRecorded(`${profile}-fleet-offline`);
   await stopRecorded(`${profile}-fleet-jwks`);
 }

@@ -39,15 +39,16 @@ describe('fleet plane: browser-facing defaults', () => {
   it.each([
     ['another site', { origin: EVIL }],
     ['an opaque null origin', { origin: 'null' }],
-    ['localhost for 127.0.0.1', { origin: stack.fleetUrl.replace('127.0.0.1', 'localhost') }],
+    ['localhost for 127.0.0.1', { origin: stack.fleetWebUrl.replace('127.0.0.1', 'localhost') }],
+    ["the API's own port (the public origin is the dashboard's)", { origin: stack.fleetUrl }],
     ['no Origin, Sec-Fetch-Site cross-site', { 'sec-fetch-site': 'cross-site' }],
   ])('refuses a sign-in with the right password from %s: 403 cross_site_request, no token', async (_n, headers) => {
     const r = await call('POST', '/api/auth/login', { body: stack.fleetAdmin, headers, from: FROM });
     expect([r.status, r.body]).toEqual([403, { code: 'cross_site_request' }]);
   });
 
-  it('lets its own origin and command-line clients sign in', async () => {
-    const cases: Array<Record<string, string>> = [{ origin: stack.fleetUrl }, { 'sec-fetch-site': 'same-origin' }, {}];
+  it('lets its own origin (the dashboard, FLEET_PUBLIC_ORIGIN) and command-line clients sign in', async () => {
+    const cases: Array<Record<string, string>> = [{ origin: stack.fleetWebUrl }, { 'sec-fetch-site': 'same-origin' }, {}];
     for (const headers of cases) {
       const r = await call('POST', '/api/auth/login', { body: stack.fleetAdmin, headers, from: FROM });
       expect([headers, r.status, typeof r.body.token]).toEqual([headers, 200, 'string']);

@@ -2,15 +2,9 @@
 // browser, the CSRF token of the session on every POST/PUT/DELETE. No cache of any answer: each
 // screen asks again, and a secret (LAPS or reset password) only lives in the component showing it.
 
-export class ApiFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly body: Record<string, any>,
-  ) {
-    super(code);
-  }
-}
+import { ApiFailure } from '../../shared/api-failure';
+
+export { ApiFailure, qs } from '../../shared/api-failure';
 
 let csrf: string | undefined;
 let expiredListener: (() => void) | undefined;
@@ -64,13 +58,6 @@ export const post = <T = any>(path: string, body?: unknown, headers?: Record<str
 export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
 export const del = <T = any>(path: string) => api<T>('DELETE', path);
 
-export const qs = (params: Record<string, string | undefined>) => {
-  const u = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v) u.set(k, v);
-  const s = u.toString();
-  return s ? `?${s}` : '';
-};
-
 export interface Me {
   username: string;
   displayName?: string;
@@ -80,5 +67,25 @@ export interface Me {
   stepUpMode?: 'authenticator' | 'password' | 'none';
   stepUpAt: string | null;
   stepUpWindowSeconds: number;
+  /** the branding title, else the directory's domain */
   instance?: string;
+  accentColour?: string;
+}
+
+/** Paint the instance's accent colour (#rrggbb), with black or white text on it, whichever reads better. */
+export function applyAccent(colour: string | undefined) {
+  const root = document.documentElement.style;
+  if (!colour || !/^#[0-9a-f]{6}$/i.test(colour)) {
+    root.removeProperty('--accent');
+    root.removeProperty('--on-accent');
+    return;
+  }
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(colour.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  root.setProperty('--accent', colour);
+  // WCAG contrast against white (1.05 / (l + 0.05)) and against black ((l + 0.05) / 0.05)
+  root.setProperty('--on-accent', 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 ? '#fff' : '#000');
 }

@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
-import './styles.css';
+import '../../shared/styles.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -53,7 +53,11 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
     <Wrap className="signin" id={expired ? undefined : 'main'}>
       <form onSubmit={submit} className="card" aria-labelledby="signin-title">
         <h1 id="signin-title">{enrol ? 'Set up your authenticator' : 'Sign in'}</h1>
-        {instance && <p className="muted">{instance}</p>}
+        {instance && (
+          <p className="instance" data-testid="signin-instance">
+            {instance}
+          </p>
+        )}
         {expired && !enrol && <p className="notice">Your session ended. Sign in again: what you were doing stays on the page.</p>}
         {!enrol ? (
           <>

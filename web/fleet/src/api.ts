@@ -1,0 +1,88 @@
+import { ApiFailure } from '../../shared/api-failure';
+
+export { ApiFailure, qs } from '../../shared/api-failure';
+
+// The one way the dashboard talks to the fleet API (same origin). Two ways in (spec: Authentication):
+// - the access platform in front of the dashboard adds its JWT (Teleport-Jwt-Assertion) to every
+//   request it forwards: the app sends nothing itself, GET /api/auth/me simply answers;
+// - the local administrator signs in with POST /api/auth/login and sends `Authorization: Bearer`.
+//   That token is kept in sessionStorage (this tab only, gone when it closes) so that a deep link
+//   opened in the tab or a reload keeps the sign-in; it expires with FLEET_LOCAL_TOKEN_TTL.
+// No cookie, so no CSRF token: every state-changing call is JSON, which a cross-site form cannot send.
+
+const TOKEN_KEY = 'hdc-fleet-token';
+let expiredListener: (() => void) | undefined;
+
+export const localToken = () => sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+export const setLocalToken = (t: string | undefined) => (t ? sessionStorage.setItem(TOKEN_KEY, t) : sessionStorage.removeItem(TOKEN_KEY));
+/** Called when a signed-in call answers 401 (the local token expired, or the platform's JWT did). */
+export const onSignedOut = (l: () => void) => {
+  expiredListener = l;
+};
+
+async function request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
+  const h: Record<string, string> = { accept };
+  const token = localToken();
+  if (token) h.authorization = `Bearer ${token}`;
+  if (body !== undefined) h['content-type'] = 'application/json';
+  let r: Response;
+  try {
+    r = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    throw new ApiFailure(0, 'network_error', {});
+  }
+  if (!r.ok) {
+    const text = await r.text();
+    let data: any;
+    try {
+      data = text ? JSON.parse(text) : undefined;
+    } catch {
+      data = undefined;
+    }
+    const code: string = data?.code ?? `http_${r.status}`;
+    if (r.status === 401 && path !== '/api/auth/login' && path !== '/api/auth/me') expiredListener?.();
+    throw new ApiFailure(r.status, code, data ?? {});
+  }
+  return r;
+}
+
+export async function api<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const text = await (await request(method, path, body)).text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+export const get = <T = any>(path: string) => api<T>('GET', path);
+export const post = <T = any>(path: string, body?: unknown) => api<T>('POST', path, body ?? {});
+export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
+export const del = <T = any>(path: string) => api<T>('DELETE', path);
+
+/** A file answer (the inventory CSV): fetched with the caller's credentials, then saved by the browser. */
+export async function download(path: string): Promise<void> {
+  const r = await request('GET', path, undefined, 'text/csv');
+  const name = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? 'download.csv';
+  const url = URL.createObjectURL(await r.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export type Level = 'viewer' | 'operator';
+export interface Me {
+  username: string;
+  method: 'local' | 'access';
+  admin: boolean;
+  scope: { all: true } | { all: false; clients: Array<{ code: string; level: Level; sources: string[] }> };
+}
+
+/** The caller's level on a client: administrators operate everything. */
+export function levelOf(me: Me, code: string | null | undefined): Level | undefined {
+  if (me.admin || me.scope.all) return 'operator';
+  if (!code) return undefined;
+  return me.scope.clients.find((c) => c.code === code)?.level;
+}
+/** Operator of every client in the list (a shared gateway needs each), and at least one. */
+export const operatesAll = (me: Me, codes: string[]) => me.admin || (codes.length > 0 && codes.every((c) => levelOf(me, c) === 'operator'));
