@@ -81,16 +81,15 @@ function packageOne(stage: string, service: (typeof SERVICES)[number], env: Node
   });
 }
 
-/** Package every service for the stage (two at a time), then write the stamp. */
+/**
+ * Package every service for the stage, one after the other (each `serverless package` starts by
+ * deleting the repository's .serverless folder, which another one may be writing), then write the stamp.
+ */
 export async function packageAll(stage: string = SAMPLE_STAGE, env: NodeJS.ProcessEnv = process.env): Promise<Array<{ service: string; ms: number }>> {
   fs.rmSync(stampPath(stage), { force: true });
   const hash = inputsHash(env);
-  const queue = [...SERVICES];
   const done: Array<{ service: string; ms: number }> = [];
-  const worker = async () => {
-    for (let s = queue.shift(); s; s = queue.shift()) done.push(await packageOne(stage, s, env));
-  };
-  await Promise.all([worker(), worker()]);
+  for (const s of SERVICES) done.push(await packageOne(stage, s, env));
   fs.writeFileSync(stampPath(stage), `${hash}\n`);
   return done;
 }

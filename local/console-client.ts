@@ -44,7 +44,11 @@ export class ConsoleClient {
     const h: Record<string, string> = { ...headers };
     if (this.cookies.size) h.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    if (payload !== undefined) h['content-type'] = 'application/json';
+    if (payload !== undefined) {
+      h['content-type'] = 'application/json';
+      // Node sends a DELETE body without chunked encoding: without a length the server sees none
+      h['content-length'] = String(Buffer.byteLength(payload));
+    }
     if (this.csrf && method !== 'GET' && !Object.keys(h).some((k) => k.toLowerCase() === 'x-csrf-token')) h['x-csrf-token'] = this.csrf;
     const url = new URL(this.baseUrl + path);
     return new Promise((resolve, reject) => {

@@ -10,6 +10,7 @@ import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
 import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
 import { buildWeb, WEB_DIST } from './web';
 import { linkLocalConsole, stopConsoleLink } from './fleet/console-link';
+import { ACCESS_OPERATORS, consoleAccessConfig, type AccessOperator } from './access-platform';
 
 // The local stack: the two Samba DCs (local/directory), DynamoDB Local, serverless-offline with
 // every console function (and their schedules), the password service as its own serverless-offline
@@ -40,6 +41,8 @@ export interface StackInfo {
   /** Database:BackupFolder of the console (copies taken before migrations) */
   backupFolder: string;
   accounts: StackAccount[];
+  /** sign-in through the access platform: the dev issuer's JWKS and the seeded platform users */
+  access: { jwksUrl: string; issuer: string; audience: string; operators: AccessOperator[] };
   directory: DirectorySeed;
   computers: Array<{ name: string; guid: string; class: string; laps: string }>;
   fleetUrl: string;
@@ -174,6 +177,8 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
     // the copy of the data taken before database migrations (docs/operations.md, Upgrades)
     Database__BackupFolder: backupFolder,
+    // sign-in through the access platform: the dev issuer the fleet plane also trusts
+    ...consoleAccessConfig(opts.profile),
   };
   log(`serverless-offline: password service (its own process) on Lambda ${passwordServiceEndpoint}`);
   const service = startProcess(
@@ -223,6 +228,12 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     passwordServiceFunction,
     backupFolder,
     accounts,
+    access: {
+      jwksUrl: consoleAccessConfig(opts.profile).Authentication__Access__JwksUrl,
+      issuer: consoleAccessConfig(opts.profile).Authentication__Access__Issuer,
+      audience: consoleAccessConfig(opts.profile).Authentication__Access__Audience,
+      operators: ACCESS_OPERATORS,
+    },
     directory,
     computers: directory.computers.map(({ name, guid, class: cls, laps }) => ({ name, guid, class: cls, laps })),
     fleetUrl: fleet.fleetUrl,

@@ -32,6 +32,10 @@ async function main() {
   Seeded operators (sign in with POST /api/auth/login { username, password, code }):
 ${info.accounts.map((a) => `    ${a.username.padEnd(14)} ${a.password.padEnd(20)} ${a.totpSecret ? `TOTP ${a.totpSecret}` : '(no authenticator)'.padEnd(37)}  ${a.note}`).join('\n')}
 
+  Seeded access-platform operators (dev issuer, JWKS ${info.access.jwksUrl}; token: npm run -s access:token -- <user>;
+  sign in with POST /api/auth/access, header Teleport-Jwt-Assertion: <token>, plus the CSRF token):
+${info.access.operators.map((o) => `    ${o.user.padEnd(14)} roles ${o.roles.join(',').padEnd(16)} windows_logins ${(o.traits.windows_logins ?? []).join(',').padEnd(14)}  ${o.note}`).join('\n')}
+
   Ctrl-C stops everything.`);
   } catch (e) {
     console.error(`[hdc] start failed: ${(e as Error).message}`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { clearedSessionCookie, createSession, destroySession, sessionCookie } from '@lib/auth/sessions';
+import { accessSignIn } from '@lib/auth/access-signin';
 import { sessionPolicy, signIn } from '@lib/auth/signin';
 import { stepUp } from '@lib/auth/stepup';
 import { unauthorized } from '@lib/errors';
@@ -33,6 +34,23 @@ const login = defineRoute({
   response: z.object({ operator: z.object({ username: z.string(), displayName: z.string().optional() }), csrfToken: z.string() }),
   async handle({ rt, body, session, sourceIp, correlationId }) {
     const { session: s, operator } = await signIn(rt, body, { sourceIp, correlationId, preSession: session });
+    return {
+      body: { operator: { username: operator.username, displayName: operator.displayName }, csrfToken: s.csrfToken },
+      cookies: [sessionCookie(s.id)],
+    };
+  },
+});
+
+const accessLogin = defineRoute({
+  method: 'POST',
+  path: '/api/auth/access',
+  summary:
+    "Sign-in through the access platform: its JWT (header Authentication:Access:Header, default Teleport-Jwt-Assertion) becomes a session; the directory account is resolved from the claims (Authentication:Access:AdAccountClaims); audited auth.login",
+  access: 'presession',
+  response: z.object({ operator: z.object({ username: z.string(), displayName: z.string().optional() }), csrfToken: z.string() }),
+  async handle({ rt, session, header, sourceIp, correlationId }) {
+    const token = header(rt.config.Authentication.Access.Header)?.trim() || undefined;
+    const { session: s, operator } = await accessSignIn(rt, token, { sourceIp, correlationId, preSession: session });
     return {
       body: { operator: { username: operator.username, displayName: operator.displayName }, csrfToken: s.csrfToken },
       cookies: [sessionCookie(s.id)],
@@ -97,5 +115,5 @@ const reauth = defineRoute({
   },
 });
 
-export const routes = [antiforgery, login, logout, me, reauth];
+export const routes = [antiforgery, login, accessLogin, logout, me, reauth];
 export const handler = consoleHandler(routes);

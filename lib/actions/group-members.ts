@@ -1,4 +1,5 @@
 import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
+import { isOwnAccount } from '../authz/context';
 import { directoryApiError, isDirectoryError, isGuid } from '../directory';
 import { ApiError, badRequest, forbidden, notFound } from '../errors';
 import { refusalError, type ActionOptions, type ActionParams, type ActionResult } from './common';
@@ -56,7 +57,7 @@ export async function changeGroupMembers(
   // every member first: one refused member refuses the whole change (nothing written)
   const members: Array<{ id: string; change: 'add' | 'remove'; dn: string; name: string }> = [];
   for (const c of changes) {
-    if (c.id.toLowerCase() === actor.identity.guid.toLowerCase()) return refuseAll(forbidden('own_account', { member: c.id }), group);
+    if (isOwnAccount(actor.identity, c.id)) return refuseAll(forbidden('own_account', { member: c.id }), group);
     let md = await decideOn(ctx, actor, 'user', 'users.read', c.id, { audit: false, correlationId: opts.correlationId });
     if (!md.allowed && md.reason === 'never_manageable:not_a_user') md = await decideOn(ctx, actor, 'group', 'groups.read', c.id, { audit: false, correlationId: opts.correlationId });
     if (!md.allowed) return refuseAll(badRequest('member_not_allowed', { member: c.id }), group, `member_not_allowed:${md.reason}`);

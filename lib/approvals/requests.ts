@@ -215,7 +215,7 @@ async function createAdminRequest(c: ApprovalsContext, body: CreateRequestBody, 
   const named = ID_PATTERN.test(body.target) ? { target: { id: body.target, kind, name: body.target } as ApprovalRequest['target'] } : {};
   if (!c.actor.rights.permissions.has('settings.manage')) throw await refuse(forbidden('forbidden', { reason: 'missing_permission:settings.manage' }), named, 'missing_permission:settings.manage');
   try {
-    await requireRecentStepUp(rt, c.session!);
+    await requireRecentStepUp(rt, c.session!, { sourceIp: c.actor.ip, correlationId: c.correlationId });
   } catch (e) {
     if (isApiError(e)) throw await refuse(e, named);
     throw e;
@@ -292,7 +292,7 @@ export async function approveRequest(c: ApprovalsContext, id: string) {
     if (r.state !== 'pending' || r.execution) throw await refuseApproval(c, r, conflict('request_not_pending', { state: r.state }));
     if (same(r.requester.guid, c.actor.identity.guid)) throw await refuseApproval(c, r, forbidden('self_approval'));
     try {
-      await requireRecentStepUp(rt, c.session!);
+      await requireRecentStepUp(rt, c.session!, { sourceIp: c.actor.ip, correlationId: c.correlationId });
     } catch (e) {
       if (isApiError(e)) throw await refuseApproval(c, r, e);
       throw e;

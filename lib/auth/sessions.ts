@@ -15,6 +15,12 @@ export interface OperatorIdentity {
   groupSids: string[];
   provider: 'ad' | 'access';
   factsAt: number; // epoch ms when the directory facts above were read
+  /** access platform: every directory account its claims resolved to (all protected as its own) */
+  ownGuids?: string[];
+  /** access platform: SIDs of the groups its role/trait mappings make it a member of (kept across fact refreshes) */
+  mappedGroupSids?: string[];
+  /** access platform: the platform user and roles the session was created from */
+  platform?: { username: string; roles: string[] };
 }
 
 export interface SessionData {

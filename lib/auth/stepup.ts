@@ -35,8 +35,13 @@ export async function stepUp(
   session: Session,
   input: { code?: string; password?: string },
   ctx: { sourceIp: string; correlationId: string },
-): Promise<Proof> {
+): Promise<Proof | 'access'> {
   const op = session.operator!;
+  // an access-platform operator proves nothing here: the session is the step-up (or none is usable)
+  if (op.provider === 'access') {
+    await accessStepUp(rt, session, ctx);
+    return 'access';
+  }
   const settings = (await rt.settings())!;
   const enrolled = await hasAuthenticator(rt.store, op.guid);
   let proof: Proof;
@@ -80,17 +85,39 @@ export async function stepUp(
   return proof;
 }
 
+/** Where a step-up was asked (its audit row). */
+export interface StepUpContext {
+  sourceIp?: string;
+  correlationId?: string;
+}
+
+/**
+ * An access-platform operator's step-up (console spec, Authentication 3): the session is the
+ * step-up, audited `stepup:teleport`; with Authentication:Access:StepUp=Deny every step-up is
+ * refused, 403 `strict_reauth_required` naming no usable proof (DESIGN decision 4), audited too.
+ */
+async function accessStepUp(rt: ConsoleRuntime, session: Session, ctx: StepUpContext = {}): Promise<void> {
+  const op = session.operator!;
+  const deny = rt.config.Authentication.Access.StepUp === 'Deny';
+  await rt.audit.append({
+    event: 'auth.reauth',
+    outcome: deny ? 'denied' : 'success',
+    reason: 'stepup:teleport',
+    actor: { id: op.guid, name: op.username, provider: op.provider, ...(ctx.sourceIp ? { ip: ctx.sourceIp } : {}) },
+    ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
+    details: { stepUp: deny ? 'Deny' : 'Session' },
+  });
+  if (deny) throw forbidden('strict_reauth_required', { proof: null });
+}
+
 export function hasRecentStepUp(rt: ConsoleRuntime, session: Session): boolean {
   return !!session.stepUpAt && Date.now() / 1000 - session.stepUpAt <= rt.config.Authentication.StepUpWindow;
 }
 
 /** Routes marked `stepUp` need a recent step-up in the instance mode (mode none: nothing to prove). */
-export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session): Promise<void> {
+export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session, ctx?: StepUpContext): Promise<void> {
+  if (session.operator?.provider === 'access') return accessStepUp(rt, session, ctx);
   const settings = (await rt.settings())!;
-  if (session.operator?.provider === 'access') {
-    if (rt.config.Authentication.Access.StepUp === 'Deny') throw forbidden('reauth_required', { proof: null });
-    return; // the access-platform session is the step-up
-  }
   const proof = await usualProof(rt, session, settings.stepUpMode);
   if (proof === undefined) return;
   if (!hasRecentStepUp(rt, session) || !satisfies(session.stepUpProof, proof)) throw forbidden('reauth_required', { proof });
@@ -102,11 +129,8 @@ export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session):
  * the strict proof (authenticator if enrolled, else password). Access-platform operators: their
  * session, unless Authentication:Access:StepUp=Deny (then no proof is usable).
  */
-export async function requireStrictStepUp(rt: ConsoleRuntime, session: Session): Promise<void> {
-  if (session.operator?.provider === 'access') {
-    if (rt.config.Authentication.Access.StepUp === 'Deny') throw forbidden('strict_reauth_required', { proof: null });
-    return;
-  }
+export async function requireStrictStepUp(rt: ConsoleRuntime, session: Session, ctx?: StepUpContext): Promise<void> {
+  if (session.operator?.provider === 'access') return accessStepUp(rt, session, ctx);
   // the mode and the enrolment are independent reads: together
   const [settings, enrolled] = await Promise.all([rt.settings(), hasAuthenticator(rt.store, session.operator!.guid)]);
   const strict: Proof = enrolled ? 'authenticator' : 'password';

@@ -1,7 +1,7 @@
 import type { AuditInput } from '../audit';
 import type { Config } from '../config';
 import type { Directory, DirectoryCredentials } from '../directory';
-import type { InstanceSettings, ManagedOu } from '../setup/settings';
+import { protectedGroupSidsOf, type InstanceSettings, type ManagedOu } from '../setup/settings';
 import type { Store } from '../store';
 import type { ApprovalRules } from './approval-rules';
 import { isBelow, type ClassificationContext } from './classify';
@@ -17,7 +17,12 @@ export interface OperatorRef {
   guid: string;
   username: string;
   provider: string;
+  /** other directory accounts that are the operator's own (access platform: every account its claims name) */
+  ownGuids?: string[];
 }
+
+/** Is this directory object one of the operator's own accounts? (nobody acts on their own account) */
+export const isOwnAccount = (op: OperatorRef, guid: string) => [op.guid, ...(op.ownGuids ?? [])].some((g) => g.toLowerCase() === guid.toLowerCase());
 
 /** What decisions and the actions built on them need of the host: config, store, the audit chain, the write account. */
 export interface DecisionHost {
@@ -67,7 +72,7 @@ export class DecisionContext<H extends DecisionHost = DecisionHost> {
       managedOuDns: managed.filter((d): d is string => !!d),
       // a Tier OU that cannot be found any more still protects what sits at its recorded DN
       tierOuDns: this.settings.tierOus.map((o, i) => tiers[i] ?? o.dn),
-      protectedGroupSids: this.settings.protectedGroups.map((g) => g.sid),
+      protectedGroupSids: protectedGroupSidsOf(this.settings),
     };
   }
 

@@ -1,7 +1,7 @@
 import { isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { alwaysRequired, isApprovable, requiresApproval, type ApprovalSource } from './approval-rules';
 import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClass } from './classify';
-import { DecisionContext, type OperatorRef, type ScopedGrant } from './context';
+import { DecisionContext, isOwnAccount, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
 import { REQUIRES, type OperatorRights } from './rights';
 import type { AuditInput } from '../audit';
@@ -139,7 +139,7 @@ async function decide(ctx: DecisionContext, actor: Actor, kind: TargetKind, acti
     return { allowed: true, target, cls, delegationId: g.delegationId, vipManage: g.permissions.has('vip.manage'), permissions: g.permissions };
   }
   // nobody acts on their own account (console spec, user classification)
-  if (kind === 'user' && target.guid.toLowerCase() === actor.identity.guid.toLowerCase()) return { allowed: false, status: 403, reason: 'own_account', target, cls };
+  if (kind === 'user' && isOwnAccount(actor.identity, target.guid)) return { allowed: false, status: 403, reason: 'own_account', target, cls };
   // "Delegation must also hold" (console spec, Moves, renames and groups): users.rename.login needs users.rename
   const needs: Permission[] = [...new Set<Permission>([readPermission, action, ...(REQUIRES[action] ? [REQUIRES[action]!] : [])])];
   // groups.delete acts on standard groups only, whatever vip.manage says

@@ -40,6 +40,12 @@ const origin = z.pipe(
   z.transform((s: string | undefined) => (s === undefined ? undefined : new URL(s).origin)),
 );
 
+/** A text value; empty or blank reads as absent (a deployment template passes '' for "not set"). */
+const optionalText = z.pipe(
+  z.optional(z.string()),
+  z.transform((s: string | undefined) => (s && s.trim() ? s.trim() : undefined)),
+);
+
 // ---- the console (and its password service): Section:Key, from a JSON file and the environment
 
 // The configuration keys of the spec, defaults exactly the spec's. Keys the spec does not name
@@ -84,7 +90,15 @@ export const configSchema = z.object({
       Access: z.prefault(
         z.object({
           StepUp: z._default(z.enum(['Session', 'Deny']), 'Session'),
-          AdAccountClaims: z._default(z.string(), 'username,trait:windows_logins'),
+          AdAccountClaims: z._default(
+            z.string().check(z.regex(/^\s*(username|sub|trait:[A-Za-z0-9_.-]+)(\s*,\s*(username|sub|trait:[A-Za-z0-9_.-]+))*\s*$/, 'expected a list of username, sub or trait:<name>')),
+            'username,trait:windows_logins',
+          ),
+          // sign-in through the access platform (ours, docs/configuration.md): off without a JWKS URL
+          JwksUrl: z.pipe(optionalText, z.optional(z.url())),
+          Issuer: optionalText,
+          Audience: optionalText,
+          Header: z._default(z.string().check(z.trim(), z.toLowerCase(), z.minLength(1)), 'teleport-jwt-assertion'),
         }),
         {},
       ),
@@ -109,7 +123,7 @@ export const configSchema = z.object({
   ),
   // BackupFolder: where the copy taken before migrations goes (a JSON-lines file); absent: a
   // DynamoDB on-demand backup of the table (AWS)
-  Database: z.prefault(z.object({ AutoMigrate: bool(true), BackupFolder: z.optional(z.string().check(z.minLength(1))) }), {}),
+  Database: z.prefault(z.object({ AutoMigrate: bool(true), BackupFolder: optionalText }), {}),
   Directory: z.prefault(
     z.object({
       FailedDcCooldown: duration(60),

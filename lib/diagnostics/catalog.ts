@@ -45,16 +45,12 @@ export const CHECKS = {
     remedy: 'Operators holding a role have not enrolled an authenticator yet (details.count, details.operators): they enrol at their next sign-in; remove the roles of those who no longer need them.',
   },
   // ---- delegation export (Versioning 4)
-  delegation_export_current: { section: 'delegation', severity: 'ok', remedy: 'Nothing to do: the last delegation export matches the delegations.' },
-  delegation_export_missing: {
-    section: 'delegation',
-    severity: 'warning',
-    remedy: 'Delegations grant actions that need directory rights, and no delegation export has been recorded: export the delegation script and run it on the domain.',
-  },
+  delegation_export_current: { section: 'delegation', severity: 'ok', remedy: 'Nothing to do: the directory holds every right the current delegations need (write account and LAPS account).' },
   delegation_export_out_of_date: {
     section: 'delegation',
     severity: 'warning',
-    remedy: 'The delegations changed (or a new version added delegable actions) since the last delegation export: export the delegation script again and run it on the domain.',
+    remedy:
+      'The directory lacks rights the current delegations need (details.missing): the delegations changed, or this version added delegable actions. Export the delegation script again (Administration > Delegation export) and run it on the domain.',
   },
   // ---- LAPS (Diagnostics checks, LAPS section)
   laps_schema_windows: { section: 'laps', severity: 'ok', remedy: 'Nothing to do: the Windows LAPS schema is present.' },

@@ -9,7 +9,7 @@ import type { ConsoleRuntime } from '../runtime';
 import { caCertificates } from '../setup/connection';
 import { readSettings, type InstanceSettings } from '../setup/settings';
 import { check, type Check } from './catalog';
-import { delegationExportCheck, storedDelegationExport, type DelegationExportSource } from './delegation-export';
+import { delegationExportCheck } from './delegation-export';
 
 export { CHECKS, check, type Check, type CheckCode, type Severity, type Section } from './catalog';
 
@@ -26,7 +26,6 @@ export interface DiagnosticsReport {
 }
 
 export interface DiagnosticsSources {
-  delegationExport?: DelegationExportSource;
   now?: () => number;
 }
 
@@ -43,7 +42,7 @@ export async function runDiagnostics(rt: ConsoleRuntime, sources: DiagnosticsSou
   const [directory, signin, delegation, laps] = await Promise.all([
     directoryChecks(rt, s, now),
     signinChecks(rt, s, dir),
-    delegationExportCheck(sources.delegationExport ?? storedDelegationExport(rt.store)),
+    delegationExportCheck(rt.store, s, dir),
     lapsDiagnostics(rt).catch(() => ({ checks: ['laps_service_unreachable'], scopes: [] })),
   ]);
   const lapsChecks = laps.checks.map((code) => check(code));

@@ -49,8 +49,10 @@ export function toObjectFacts(e: Entry, tokenGroups?: Buffer[]): ObjectFacts {
     if (BINARY.includes(k) || k === 'dn' || (Array.isArray(v) && v.length === 0)) continue;
     attributes[k] = Array.isArray(v) ? v.map(String) : String(v);
   }
+  // an object without a SID (an OU, a container) comes back with objectSid as [] when it was asked for
   const sidBuf = e.objectSid as Buffer | Buffer[] | undefined;
-  const sid = sidBuf ? sidFromBuffer(Array.isArray(sidBuf) ? sidBuf[0] : sidBuf) : undefined;
+  const sidBytes = Array.isArray(sidBuf) ? sidBuf[0] : sidBuf;
+  const sid = sidBytes ? sidFromBuffer(sidBytes) : undefined;
   const guidBuf = e.objectGUID as Buffer | Buffer[];
   return {
     dn: e.dn,

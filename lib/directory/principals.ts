@@ -52,6 +52,8 @@ export async function resolvePrincipalOn(baseDn: string, search: RawSearch, ref:
   let filter: string | Filter;
   // raw GUID bytes (see guidEqualityFilter); the kind is checked on the entry below
   if (isGuid(value)) filter = guidEqualityFilter(value);
+  // a SID in its string form (AD accepts it in an objectSid filter)
+  else if (/^S-1-5(-\d+){1,14}$/i.test(value)) filter = `(&${kindFilter}(objectSid=${value.toUpperCase()}))`;
   else if (looksLikeDn(value)) {
     base = value;
     scope = 'base';

@@ -100,7 +100,7 @@ export async function lapsAction(
   // the strict step-up and the decision's directory reads run together; a step-up refusal still
   // comes first and leaves no decision row (nothing is written before both are in)
   const [stepUp, decided] = await Promise.allSettled([
-    hops.time('console.stepUp', () => requireStrictStepUp(ctx.rt, session)),
+    hops.time('console.stepUp', () => requireStrictStepUp(ctx.rt, session, { sourceIp: actor.ip, correlationId })),
     hops.time('console.decisionReads', () => decideUnrecorded(ctx, actor, 'computer', action, guid)),
   ]);
   if (stepUp.status === 'rejected') throw await refuse(stepUp.reason as ApiError);

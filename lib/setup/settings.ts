@@ -16,6 +16,18 @@ export interface ManagedOu {
   dn: string;
   guid: string;
 }
+/**
+ * Access-platform sign-in (console spec, Authentication 6): operators whose platform role (or
+ * trait value) matches are treated as members of the directory group; that group is protected.
+ * The group is resolved (DN or SID → DN, GUID, SID) when the mapping set is saved.
+ */
+export interface AccessMapping {
+  role?: string;
+  trait?: string;
+  value?: string;
+  group: { dn: string; guid: string; sid: string };
+}
+
 export interface InstanceSettings {
   domain: string;
   baseDn: string;
@@ -32,7 +44,13 @@ export interface InstanceSettings {
   superAdministrators: string[]; // objectGUIDs
   stepUpMode: StepUpMode;
   configuredAt: string;
+  accessMappings?: AccessMapping[];
 }
+
+/** The SIDs of the protected groups: the configured list and the groups access-platform mappings name. */
+export const protectedGroupSidsOf = (s: Pick<InstanceSettings, 'protectedGroups' | 'accessMappings'>): string[] => [
+  ...new Set([...s.protectedGroups.map((g) => g.sid), ...(s.accessMappings ?? []).map((m) => m.group.sid)]),
+];
 
 const PK = 'INSTANCE';
 

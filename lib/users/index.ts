@@ -70,19 +70,21 @@ export const userSearchQuerySchema = scopeQuerySchema;
 /** Users list page: 50 rows (console spec, Limits); the cursor loads the next 50. */
 export const USERS_PAGE = 50;
 
-export async function searchUsers(ctx: DecisionContext, actor: Actor, query: ScopeQuery, masterKey: Buffer) {
+export async function searchUsers(ctx: DecisionContext, actor: Actor, query: ScopeQuery, masterKey: Buffer, opts: { pageSize?: number; only?: string } = {}) {
   const classCtx = await ctx.classificationContext();
+  // `only`: an extra LDAP filter the users must also match (watch lists)
+  const only = opts.only ?? '';
   return searchScope(ctx, actor, query, masterKey, {
     kind: 'users',
     readPermission: 'users.read',
     filter: (q) => {
-      const base = '(&(objectCategory=person)(objectClass=user))';
+      const base = `(&(objectCategory=person)(objectClass=user)${only})`;
       if (!q) return base;
       const v = escapeFilterValue(q);
-      return `(&(objectCategory=person)(objectClass=user)(|(cn=*${v}*)(sAMAccountName=*${v}*)(displayName=*${v}*)(mail=*${v}*)(userPrincipalName=*${v}*)))`;
+      return `(&(objectCategory=person)(objectClass=user)${only}(|(cn=*${v}*)(sAMAccountName=*${v}*)(displayName=*${v}*)(mail=*${v}*)(userPrincipalName=*${v}*)))`;
     },
     attributes: USER_ATTRIBUTES,
-    pageSize: USERS_PAGE,
+    pageSize: opts.pageSize ?? USERS_PAGE,
     classify: async (entries) =>
       (await ctx.dir.withTokenGroups(entries)).map((facts) => {
         const sam = facts.attributes.sAMAccountName;

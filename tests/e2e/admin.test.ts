@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { seedUser, stack, steppedUp } from '../support/stack';
+import { deleteRecord } from '../../lib/store/records';
+import { seedUser, stack, steppedUp, store } from '../support/stack';
 import { criticalViolations, launch, openContext, reachByTab, screenshot, signInAs, stepUpInDialog, type Watched } from './support';
 
 // The administrator's screens: the audit viewer with a filter and the chain verification, a role
@@ -29,6 +31,7 @@ afterAll(async () => {
   await c.delete('/api/admin/roles/e2e-auditors');
   await c.delete(`/api/groups/${sales.guid}/members/${seedUser('alice').guid}`);
   await c.delete('/api/admin/notifications/channels/e2e-hook');
+  await deleteRecord(store, 'INSTANCE', 'BRANDING');
 });
 
 test('the audit viewer lists rows, filters by event, and verifies the chain', async () => {
@@ -126,5 +129,82 @@ test('a notification channel is created and edited; only its URL origin is ever 
   await edit.waitFor({ state: 'detached' });
   await row.filter({ hasText: 'approval_decided' }).waitFor();
   await expect(row.textContent()).resolves.toContain('disabled');
+  expect(await criticalViolations(page)).toEqual([]);
+});
+
+test('the instance identification: title and accent in the top bar and tab title; on the sign-in page only once it is shown there', async () => {
+  const { page } = w;
+  await page.goto('/admin/identification');
+  const form = page.getByRole('form', { name: 'Instance identification' });
+  await form.getByLabel(/^Title/).fill('E2E Acme helpdesk');
+  await form.getByLabel('Accent colour').fill('#0a7b50');
+  await form.getByRole('button', { name: 'Save identification' }).click();
+  await stepUpIfAsked(page, form.getByRole('status'));
+  await form.getByRole('status').waitFor();
+
+  // a visitor who is not signed in does not see it yet
+  const visitor = await openContext(browser, 'branding-visitor');
+  try {
+    await visitor.page.goto('/');
+    await visitor.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await visitor.page.getByTestId('signin-instance').count()).toBe(0);
+    expect(await visitor.page.title()).not.toContain('E2E Acme');
+
+    // the operator sees it at the next page load: top bar, tab title, accent
+    await page.goto('/admin/identification');
+    await expect(page.getByTestId('instance-title').textContent()).resolves.toBe('E2E Acme helpdesk');
+    await page.waitForFunction(() => document.title.startsWith('E2E Acme helpdesk'));
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.topbar')!).backgroundColor)).toBe('rgb(10, 123, 80)');
+
+    await form.getByLabel(/Show the title on the sign-in page/).check();
+    await form.getByRole('button', { name: 'Save identification' }).click();
+    await stepUpIfAsked(page, form.getByRole('status'));
+    await form.getByRole('status').waitFor();
+    await visitor.page.reload();
+    await expect(visitor.page.getByTestId('signin-instance').textContent()).resolves.toBe('E2E Acme helpdesk');
+    expect(await visitor.page.title()).toBe('E2E Acme helpdesk · Sign in');
+    expect(await criticalViolations(visitor.page)).toEqual([]);
+    await screenshot(visitor.page, 'sign-in-branded');
+  } finally {
+    await visitor.context.close();
+  }
+  expect(await criticalViolations(page)).toEqual([]);
+});
+
+test('operators, the protection list and the LAPS account are shown to the administrator', async () => {
+  const { page } = w;
+  await page.goto('/admin/operators');
+  await page.getByRole('button', { name: 'Delete op-branch' }).waitFor();
+  await expect(page.locator('tbody').textContent()).resolves.toContain('directory password');
+  expect(await page.getByRole('button', { name: 'Delete op-super' }).count()).toBe(0); // not one's own record
+  await page.goto('/admin/protection');
+  await page.getByTestId('protected-groups').getByText(/GG-VIP/).waitFor();
+  await page.getByTestId('laps-account').getByText(stack.directory.technicalAccounts.laps.upn).waitFor();
+  expect(await criticalViolations(page)).toEqual([]);
+});
+
+test('a watch list shows the disabled users and downloads as CSV', async () => {
+  const { page } = w;
+  await page.goto('/watch-lists/disabled');
+  await page.getByTestId('watch-list').getByRole('cell', { name: 'carol', exact: true }).waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('watch-csv').click()]);
+  expect(download.suggestedFilename()).toMatch(/^watch-disabled-\d{4}-\d{2}-\d{2}\.csv$/);
+  const csv = fs.readFileSync((await download.path())!, 'utf8');
+  expect(csv.split('\r\n')[0]).toContain('"username"');
+  expect(csv).toContain('"carol"');
+  expect(await criticalViolations(page)).toEqual([]);
+});
+
+test("the baseline: this console's own file checks as unchanged, then imports", async () => {
+  const { page } = w;
+  const baseline = (await (await steppedUp('op-super')).get('/api/admin/baseline')).body;
+  await page.goto('/admin/baseline');
+  await page.getByLabel('Baseline file (JSON)').setInputFiles({ name: 'baseline.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(baseline)) });
+  await page.getByRole('button', { name: 'Check the baseline' }).click();
+  const summary = page.getByTestId('baseline-summary');
+  await stepUpIfAsked(page, summary);
+  await expect(summary.textContent()).resolves.toContain('Unchanged roles');
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Imported.' }).waitFor();
   expect(await criticalViolations(page)).toEqual([]);
 });

@@ -398,8 +398,9 @@ describe('groups', () => {
     expect(await dnOf('dm-group1')).toBeDefined();
     const seen = await superC.get(`/api/groups/${ids['dm-group1']}/members`);
     expect(seen.body.items.map((m: { name: string }) => m.name)).toEqual(['dm-user1']);
+    expect(seen.body.confirmMembers).toBe(r.body.confirmMembers);
     r = await del(ids['dm-group1'], { confirmMembers: seen.body.confirmMembers, ticket: 'T-DEL-1' });
-    expect(r.status).toBe(200);
+    expect([r.status, r.body]).toEqual([200, { outcome: 'succeeded' }]);
     expect(await dnOf('dm-group1')).toBeUndefined();
     const vip = stack.directory.groups.find((x) => x.name === 'GG-VIP')!;
     r = await del(vip.guid);

@@ -56,7 +56,13 @@ describe('scheduled functions in the local stack', () => {
       await sleep(1000);
     }
     expect(state).toBe('expired');
-    const rows = (await auditSince(mark)).filter((r) => r.event === 'request.expired' && (r.details as { request?: string })?.request === id);
+    // the run writes the state, then its audit row: under load the row can come a moment later
+    const expiredRows = async () => (await auditSince(mark)).filter((r) => r.event === 'request.expired' && (r.details as { request?: string })?.request === id);
+    let rows = await expiredRows();
+    for (let i = 0; i < 20 && rows.length === 0; i++) {
+      await sleep(500);
+      rows = await expiredRows();
+    }
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ outcome: 'success', reason: 'lifetime_elapsed', actor: { name: 'approvals-expiry', provider: 'system' } });
   }, 100_000);

@@ -11,7 +11,7 @@ describe('configuration loader', () => {
     expect(config.PasswordService).toMatchObject({ MaxLapsReadsPerTarget: 5, RateWindow: 600 });
     expect(config.Approvals.CheckInterval).toBe(300);
     expect(config.Audit.RetentionDays).toBe(0);
-    expect(config.Authentication.Access).toEqual({ StepUp: 'Session', AdAccountClaims: 'username,trait:windows_logins' });
+    expect(config.Authentication.Access).toEqual({ StepUp: 'Session', AdAccountClaims: 'username,trait:windows_logins', Header: 'teleport-jwt-assertion' });
     expect(config.Authentication.ActiveDirectory.Enabled).toBe(true);
     expect(config.Database.AutoMigrate).toBe(true);
   });
@@ -70,5 +70,25 @@ describe('configuration loader', () => {
   it('fails with a clear message naming the key on a bad value', () => {
     expect(() => loadConfig({ Authentication__Access__StepUp: 'Maybe' })).toThrow(/Authentication:Access:StepUp/);
     expect(() => loadConfig({ Directory__PageSize: 'lots' })).toThrow(/Directory:PageSize/);
+  });
+});
+
+describe('Authentication:Access keys', () => {
+  it('takes a JWKS URL, issuer, audience and header; refuses an AdAccountClaims entry it does not know, naming the key', () => {
+    const { config } = loadConfig({
+      Authentication__Access__JwksUrl: 'https://teleport.example.test/.well-known/jwks.json',
+      Authentication__Access__Issuer: 'cluster',
+      Authentication__Access__Audience: 'https://hdc.example.test',
+      Authentication__Access__Header: 'X-Platform-Jwt',
+      Authentication__Access__AdAccountClaims: 'trait:windows_logins, username',
+    });
+    expect(config.Authentication.Access).toMatchObject({ JwksUrl: 'https://teleport.example.test/.well-known/jwks.json', Issuer: 'cluster', Audience: 'https://hdc.example.test', Header: 'x-platform-jwt' });
+    expect(() => loadConfig({ Authentication__Access__AdAccountClaims: 'username,email' })).toThrow(/Authentication:Access:AdAccountClaims/);
+    expect(() => loadConfig({ Authentication__Access__JwksUrl: 'not a url' })).toThrow(/Authentication:Access:JwksUrl/);
+  });
+
+  it('Database:BackupFolder is optional; AutoMigrate=false is read', () => {
+    expect(loadConfig({}).config.Database).toEqual({ AutoMigrate: true });
+    expect(loadConfig({ Database__AutoMigrate: 'false', Database__BackupFolder: '/var/lib/hdc/backups' }).config.Database).toEqual({ AutoMigrate: false, BackupFolder: '/var/lib/hdc/backups' });
   });
 });

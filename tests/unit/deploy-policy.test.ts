@@ -4,11 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { LOCAL_STAGES, readNetwork, renderNetwork } from '../../deploy/network';
 import { ensurePackaged, readTemplate, ROOT, SAMPLE_STAGE, type ServiceName } from '../../deploy/package';
-import { nonceItem } from '../../lib/password-service/link';
+import { randomBytes, createHash } from 'node:crypto';
+import { loadConfig } from '../../lib/config';
+import { nonceItem, signRequest } from '../../lib/password-service/link';
+import { PasswordService } from '../../lib/password-service/service-side/service';
+import { memoryDynamoStore } from '../support/memory-dynamo';
 import { SERVICE_CHAIN } from '../../lib/password-service/link/service-chain';
 import { PIN_KEY } from '../../lib/password-service/service-side/context';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { windowKey } from '../../lib/store/window';
+import { securityHeaders } from '../../lib/http/browser';
 
 // The AWS deployment as packaged (`npm run package`: CloudFormation for the sample stage, no AWS
 // account): what the templates let each function reach (issue 17). The package is made once and
@@ -118,7 +123,7 @@ describe('the password service', () => {
     expect(readers(/:secret:hdc\/[^/]+\/reset-/)).toEqual(['password-service/PasswordServiceRole']);
     expect(readers(/:secret:hdc\/[^/]+\/link-key-/).sort()).toEqual(['console/ConsolePasswordClientRole', 'password-service/PasswordServiceRole']);
     expect(readers(/:secret:hdc\/[^/]+\/master-key-/).sort()).toEqual(['console/ConsolePasswordClientRole', 'console/ConsoleRole']);
-    expect(readers(/:secret:hdc-fleet\/[^/]+\/master-key-/)).toEqual(['fleet/FleetRole']);
+    expect(readers(/:secret:hdc-fleet\/[^/]+\/master-key-/).sort()).toEqual(['fleet/FleetPollRole', 'fleet/FleetRole']);
     // every secret is named exactly: the stage's, with Secrets Manager's six-character suffix
     for (const r of allRoles())
       for (const s of r.statements.filter((x) => grants(x, 'secretsmanager:GetSecretValue')))
@@ -157,6 +162,83 @@ describe('the password service', () => {
   });
 });
 
+describe('the password service run over a table that records what it asks', () => {
+  /** Every (IAM action, partition key) the service's own code sends, for each operation it serves. */
+  async function serviceRequests(): Promise<Array<{ action: string; pk: string }>> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-pwdsvc-'));
+    fs.writeFileSync(path.join(dir, 'laps'), 'not-a-real-password');
+    fs.writeFileSync(path.join(dir, 'reset'), 'not-a-real-password');
+    const store = memoryDynamoStore(`hdc-${STAGE}`);
+    const caPem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    // the directory settings as setup writes them; the only DC refuses connections (nothing is read)
+    const settings = { domain: 'corp.example.test', baseDn: 'DC=corp,DC=example,DC=test', dcs: [{ name: 'dc1', url: 'ldaps://127.0.0.1:1' }], caPem, managedOus: [], tierOus: [], protectedGroups: [], superAdministrators: [], stepUpMode: 'password', configuredAt: new Date().toISOString(), readAccount: { user: 'r', sealedPassword: 'x' }, writeAccount: { user: 'w', sealedPassword: 'x' } };
+    store.items.set('INSTANCE', new Map([['SETTINGS', { pk: 'INSTANCE', sk: 'SETTINGS', _et: 'Record', data: settings, version: 1 }]]));
+    const asked: Array<{ action: string; pk: string }> = [];
+    const send = store.documentClient.send.bind(store.documentClient) as (cmd: any) => Promise<any>;
+    const ACTION: Record<string, string> = { GetCommand: 'GetItem', PutCommand: 'PutItem', DeleteCommand: 'DeleteItem', QueryCommand: 'Query', UpdateCommand: 'UpdateItem' };
+    (store.documentClient as any).send = (cmd: any) => {
+      const input = cmd.input;
+      if (cmd.constructor.name === 'TransactWriteCommand') {
+        for (const op of input.TransactItems) {
+          const [kind, o] = Object.entries(op)[0] as [string, any];
+          asked.push({ action: `dynamodb:${{ Put: 'PutItem', Delete: 'DeleteItem', Update: 'UpdateItem', ConditionCheck: 'ConditionCheckItem' }[kind]}`, pk: (o.Item ?? o.Key).pk });
+        }
+      } else {
+        const pk = input.Key?.pk ?? input.Item?.pk ?? input.ExpressionAttributeValues?.[':pk'] ?? `(${cmd.constructor.name})`;
+        asked.push({ action: `dynamodb:${ACTION[cmd.constructor.name] ?? cmd.constructor.name}`, pk });
+      }
+      return send(cmd);
+    };
+    const env = { HDC_LAPS_UPN: 'svc-laps@corp.example.test', HDC_LAPS_PASSWORD_FILE: path.join(dir, 'laps'), HDC_RESET_UPN: 'svc-reset@corp.example.test', HDC_RESET_PASSWORD_FILE: path.join(dir, 'reset') };
+    const key = randomBytes(32);
+    const service = new PasswordService(store, loadConfig(env).config, env, async () => key);
+    const operator = { guid: '00000000-0000-0000-0000-00000000abcd', name: 'policy-test' };
+    const guid = '5f0c3a52-7d1e-4a3b-9c1d-2e3f4a5b6c7d';
+    const laps = (op: string) => ({ op, computerGuid: guid, expectedDn: 'CN=WS1,OU=Managed,DC=corp,DC=example,DC=test', vipAllowed: false, operator, correlationId: `c-${op}` });
+    try {
+      await service.handle({ not: 'an envelope' });
+      for (const req of [
+        { op: 'pin' },
+        { op: 'health' },
+        laps('laps.read'),
+        laps('laps.expire'),
+        { op: 'laps.diagnose', scopeDns: ['OU=Managed,DC=corp,DC=example,DC=test'] },
+        { op: 'users.password.reset', userGuid: guid, expectedDn: 'CN=U1,OU=Managed,DC=corp,DC=example,DC=test', vipAllowed: false, mustChange: true, unlock: false, operator, correlationId: 'c-reset' },
+      ]) {
+        await service.handle(signRequest(key, req));
+      }
+      // the pin was written with this CA: the LAPS operations went past the trust check
+      expect(store.items.get('PWDSVC')?.get('PIN')?.data.caSha256).toBe(createHash('sha256').update(caPem).digest('hex'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return asked;
+  }
+
+  /** IAM, reduced to what these statements use: an Allow naming the action whose LeadingKeys condition admits the key. */
+  const allows = (statements: Statement[], action: string, pk: string) =>
+    statements.some((s) => {
+      if (s.Effect !== 'Allow' || !list(s.Action).includes(action)) return false;
+      const like_ = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      const equals = s.Condition?.['ForAllValues:StringEquals']?.['dynamodb:LeadingKeys'];
+      if (like_) return list(like_).some((p) => like(p, pk));
+      if (equals) return list(equals).includes(pk);
+      return !s.Condition;
+    });
+
+  it('asks only what its role allows, for every operation it serves', async () => {
+    const asked = await serviceRequests();
+    const families = new Set(asked.map((a) => a.pk.replace(/#[0-9a-f]{40}$/, '#…')));
+    // every kind of item the service keeps was exercised
+    expect([...families].sort()).toEqual(['AUDIT#password-service', 'AUDITMETA#password-service', 'INSTANCE', 'LINKNONCE', 'PWDSVC', 'WINDOW#pwdsvc-laps#…']);
+    const statements = roleStatements(t['password-service'], 'PasswordServiceRole');
+    const refused = asked.filter((a) => !allows(statements, a.action, a.pk));
+    expect(refused).toEqual([]);
+    // and the settings are read, never written
+    expect(asked.filter((a) => a.pk === 'INSTANCE' && a.action !== 'dynamodb:GetItem')).toEqual([]);
+  }, 60_000);
+});
+
 describe('the console', () => {
   it('runs every function in the private subnets of the stage, behind its security group', () => {
     const fns = functionsOf(t.console);
@@ -178,6 +260,22 @@ describe('the console', () => {
     expect(new Set(others.map((f) => f.role))).toEqual(new Set(['ConsoleRole']));
   });
 
+  it('cannot write the password service\'s pin, link nonces or LAPS rate windows', () => {
+    const cfg = { PasswordService: { MaxLapsReadsPerTarget: 3, RateWindow: 3600 } } as any;
+    const serviceOnly = [PIN_KEY.pk, nonceItem({ tableName: 'x' } as any, 'n').Item.pk, windowKey(lapsWindow(cfg, '5f0c3a52-7d1e-4a3b-9c1d-2e3f4a5b6c7d')).pk];
+    for (const role of ['ConsoleRole', 'ConsolePasswordClientRole']) {
+      const denies = roleStatements(t.console, role).filter((s) => s.Effect === 'Deny');
+      for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
+        for (const pk of serviceOnly) {
+          const denied = denies.some((s) => list(s.Action).includes(action) && list(s.Condition?.['ForAnyValue:StringLike']?.['dynamodb:LeadingKeys']).some((p) => like(p, pk)));
+          expect([role, action, pk, denied]).toEqual([role, action, pk, true]);
+        }
+      }
+      // its own audit chain's rows stay verifiable and purgeable by the console's jobs
+      expect(denies.flatMap((s) => list(s.Condition?.['ForAnyValue:StringLike']?.['dynamodb:LeadingKeys'])).some((p) => like(p, `AUDIT#${SERVICE_CHAIN}`))).toBe(false);
+    }
+  });
+
   it('keeps its table with point-in-time recovery, encryption, and retained on delete or replace', () => {
     for (const [tpl, id] of [[t.console, 'HdcTable'], [t.fleet, 'FleetTable']] as const) {
       const table = tpl.Resources[id];
@@ -196,6 +294,110 @@ describe('the console', () => {
         ['$context.requestId', '$context.identity.sourceIp', '$context.requestTime', '$context.httpMethod', '$context.routeKey', '$context.status', '$context.protocol', '$context.responseLength'].sort(),
       );
     }
+  });
+});
+
+describe.each([
+  ['console', 'Web', ['/api/*', '/health/*', '/openapi/*']],
+  ['fleet', 'FleetWeb', ['/api/*', '/health/*']],
+] as const)('the %s web app', (service, prefix, apiPaths) => {
+  const res = (name: string) => t[service].Resources[`${prefix}${name}`];
+
+  it('sits in a private, encrypted bucket that only its distribution reads (origin access control)', () => {
+    const bucket = res('Bucket').Properties;
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.OwnershipControls.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+    const policy = res('BucketPolicy').Properties;
+    expect(policy.Bucket).toEqual({ Ref: `${prefix}Bucket` });
+    const [stmt, ...more] = policy.PolicyDocument.Statement;
+    expect(more).toEqual([]);
+    expect([stmt.Effect, stmt.Principal, stmt.Action, text(stmt.Resource)]).toEqual(['Allow', { Service: 'cloudfront.amazonaws.com' }, 's3:GetObject', `\${${prefix}Bucket.Arn}/*`]);
+    expect(text(stmt.Condition.StringEquals['AWS:SourceArn'])).toBe(`arn:\${AWS::Partition}:cloudfront::\${AWS::AccountId}:distribution/\${${prefix}Distribution}`);
+    expect(res('OriginAccessControl').Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+  });
+
+  it('shares its origin with the API and sends the security headers of lib/http/browser.ts on every path', () => {
+    const d = res('Distribution').Properties.DistributionConfig;
+    const web = d.Origins.find((o: any) => o.Id === 'web');
+    expect(web.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [`${prefix}OriginAccessControl`, 'Id'] });
+    expect(web.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    const api = d.Origins.find((o: any) => o.Id === 'api');
+    expect(JSON.stringify(api.DomainName)).toContain('"HttpApi","ApiEndpoint"');
+    expect(api.CustomOriginConfig).toEqual({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+    expect(d.CacheBehaviors.map((b: any) => b.PathPattern)).toEqual(apiPaths);
+    for (const b of d.CacheBehaviors) expect(b).toMatchObject({ TargetOriginId: 'api', ViewerProtocolPolicy: 'https-only', CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad' });
+    expect(d.DefaultCacheBehavior).toMatchObject({ TargetOriginId: 'web', ViewerProtocolPolicy: 'redirect-to-https' });
+    for (const b of [d.DefaultCacheBehavior, ...d.CacheBehaviors]) expect(b.ResponseHeadersPolicyId).toEqual({ Ref: `${prefix}SecurityHeaders` });
+    // the policy, read back as headers, is what the API sends
+    const p = res('SecurityHeaders').Properties.ResponseHeadersPolicyConfig;
+    const sec = p.SecurityHeadersConfig;
+    const sent: Record<string, string> = {
+      'content-security-policy': sec.ContentSecurityPolicy.ContentSecurityPolicy,
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': sec.FrameOptions.FrameOption,
+      'referrer-policy': sec.ReferrerPolicy.ReferrerPolicy,
+      'strict-transport-security': `max-age=${sec.StrictTransportSecurity.AccessControlMaxAgeSec}${sec.StrictTransportSecurity.IncludeSubdomains ? '; includeSubDomains' : ''}`,
+      ...Object.fromEntries(p.CustomHeadersConfig.Items.map((i: any) => [i.Header, i.Value])),
+    };
+    expect(sent).toEqual(securityHeaders({ publicOrigin: 'https://hdc.example', hstsMaxAge: 31536000 }));
+    for (const h of [...Object.values(sec), ...p.CustomHeadersConfig.Items] as any[]) expect(h.Override).toBe(true);
+  });
+});
+
+describe('the fleet poll', () => {
+  const r = () => t.fleet.Resources;
+  const poll = () => r().FleetPollLambdaFunction;
+
+  it('runs every 60 seconds from an EventBridge rule that alone may invoke it on a schedule', () => {
+    const rules = ofType(t.fleet, 'AWS::Events::Rule');
+    expect(rules.map(([, x]) => [x.Properties.ScheduleExpression, x.Properties.Targets.map((tg: any) => tg.Arn)])).toEqual([['rate(1 minute)', [{ 'Fn::GetAtt': ['FleetPollLambdaFunction', 'Arn'] }]]]);
+    const perms = ofType(t.fleet, 'AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'events.amazonaws.com');
+    expect(perms.map(([, p]) => [p.Properties.FunctionName, p.Properties.SourceArn])).toEqual([[{ 'Fn::GetAtt': ['FleetPollLambdaFunction', 'Arn'] }, { 'Fn::GetAtt': [rules[0][0], 'Arn'] }]]);
+  });
+
+  it('continues a round through its queue: encrypted, short-lived, dead letters kept, one message per invocation', () => {
+    const q = r().FleetPollQueue.Properties;
+    expect(q.SqsManagedSseEnabled).toBe(true);
+    expect(q.MessageRetentionPeriod).toBeLessThanOrEqual(300);
+    expect(q.VisibilityTimeout).toBeGreaterThan(poll().Properties.Timeout);
+    expect(q.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': ['FleetPollDeadLetterQueue', 'Arn'] }, maxReceiveCount: 3 });
+    expect(r().FleetPollDeadLetterQueue.Properties.SqsManagedSseEnabled).toBe(true);
+    const [[, mapping], ...more] = ofType(t.fleet, 'AWS::Lambda::EventSourceMapping');
+    expect(more).toEqual([]);
+    expect(mapping.Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': ['FleetPollQueue', 'Arn'] }, FunctionName: { 'Fn::GetAtt': ['FleetPollLambdaFunction', 'Arn'] }, BatchSize: 1 });
+    expect(poll().Properties.Environment.Variables.FLEET_POLL_QUEUE_URL).toEqual({ Ref: 'FleetPollQueue' });
+  });
+
+  it('has its own role, the only one that may use the queue; no fleet role invokes a function', () => {
+    expect(poll().Properties.Role).toEqual({ 'Fn::GetAtt': ['FleetPollRole', 'Arn'] });
+    const fleetRoles = allRoles().filter((x) => x.service === 'fleet');
+    const sqsUsers = fleetRoles.filter((x) => x.statements.some((s) => s.Effect === 'Allow' && list(s.Action).some((a) => a.startsWith('sqs:'))));
+    expect(sqsUsers.map((x) => x.role)).toEqual(['FleetPollRole']);
+    expect(sqsUsers[0].statements.filter((s) => list(s.Action).some((a) => a.startsWith('sqs:'))).flatMap(resources)).toEqual(['GetAtt:FleetPollQueue.Arn']);
+    expect(fleetRoles.some((x) => x.statements.some((s) => list(s.Action).some((a) => a.startsWith('lambda:'))))).toBe(false);
+    const others = functionsOf(t.fleet).filter((f) => f.id !== 'FleetPollLambdaFunction');
+    expect(new Set(others.map((f) => f.role))).toEqual(new Set(['FleetRole']));
+  });
+});
+
+describe('the optional network stack', () => {
+  it('creates the endpoints both services reach: DynamoDB (gateway), Secrets Manager and Lambda (interface, private DNS)', () => {
+    const e = network.endpointsStack!;
+    const endpoints = ofType(t.network, 'AWS::EC2::VPCEndpoint').map(([, r]) => r.Properties);
+    expect(endpoints.map((p) => [text(p.ServiceName), p.VpcEndpointType]).sort()).toEqual([
+      ['com.amazonaws.${AWS::Region}.dynamodb', 'Gateway'],
+      ['com.amazonaws.${AWS::Region}.lambda', 'Interface'],
+      ['com.amazonaws.${AWS::Region}.secretsmanager', 'Interface'],
+    ]);
+    for (const p of endpoints) {
+      expect(p.VpcId).toBe(network.vpcId);
+      if (p.VpcEndpointType === 'Gateway') expect(p.RouteTableIds).toEqual(e.routeTableIds);
+      else expect([p.PrivateDnsEnabled, p.SubnetIds, p.SecurityGroupIds]).toEqual([true, e.subnetIds, [{ Ref: 'EndpointSecurityGroup' }]]);
+    }
+    const sg = t.network.Resources.EndpointSecurityGroup.Properties;
+    expect(sg.SecurityGroupIngress.map((r: any) => `${r.IpProtocol}/${r.FromPort} ${r.CidrIp}`)).toEqual([`tcp/443 ${e.vpcCidr}`]);
+    expect(t.network.Outputs?.EndpointSecurityGroupId.Value).toEqual({ Ref: 'EndpointSecurityGroup' });
   });
 });
 

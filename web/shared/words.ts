@@ -9,6 +9,9 @@ export const WORDS: Record<string, string> = {
   no_console_role: 'Your account has no role in this console. Ask an administrator for access.',
   password_signin_disabled: 'Directory password sign-in is turned off on this console.',
   access_platform_only: 'This console accepts sign-in through the access platform only.',
+  access_signin_not_configured: 'Sign-in through the access platform is not configured on this console.',
+  access_token_required: 'Open the console through the access platform to sign in with it.',
+  no_directory_account: 'Your access-platform identity names no enabled directory account.',
   migration_pending: 'The console is waiting for its database upgrade: an administrator runs the migrate command.',
   migration_in_progress: 'The console is upgrading its database. Try again in a minute.',
   schema_newer_than_code: 'The database was upgraded by a newer version of the console: this version cannot use it.',
@@ -149,6 +152,11 @@ export const WORDS: Record<string, string> = {
   // instance administration: protection list, operator records, baseline
   group_not_security_group: 'Only a security group can protect its members: a distribution group is never in a sign-in token.',
   already_protected: 'That group is already on the protection list.',
+  baseline_invalid: 'The baseline was not imported: some of its entries cannot be used on this console. Nothing was changed.',
+  baseline_conflicts: 'The baseline was not imported: it would replace roles or delegations that differ here. Import again with "replace" to overwrite them. Nothing was changed.',
+  assignee_kind_mismatch: 'An assignee of the baseline is not of the kind it names (user or group) here.',
+  duplicate_delegation: 'The baseline names the same delegation twice.',
+  delegation_exists: 'A different delegation with that id exists here.',
   // directory management (moves, renames, groups) and the delegation export
   same_ou: 'The account is already in that OU.',
   name_taken: 'Another object in that OU already has this name.',
@@ -172,13 +180,13 @@ export const WORDS: Record<string, string> = {
   discovery_failed: 'The domain\'s DNS did not answer with domain controllers.',
 };
 
+const duration = (s: number) => (s >= 90 ? `${Math.ceil(s / 60)} min` : `${s} s`);
+
 /** An app's own phrasing over the shared table (the fleet dashboard's words for the fleet API's codes). */
 const overrides: Record<string, string> = {};
 export function addWords(words: Record<string, string>) {
   Object.assign(overrides, words);
 }
-
-const duration = (s: number) => (s >= 90 ? `${Math.ceil(s / 60)} min` : `${s} s`);
 
 /** The words for a failure, with what its details add (time left, field errors, correlation id). */
 export function say(err: unknown): string {

@@ -1,4 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { processEnvironment, type Environment } from '../../config/environment';
 import { logger } from '../../log';
 import { fleetChannelPolicy } from '../alerts/channels';
@@ -10,9 +11,10 @@ import { runPollInvocation, type InvocationReport } from './round';
 export { runPollInvocation, readRound, type InvocationReport, type RoundDeps } from './round';
 
 // The scheduled poll (serverless.fleet.yml: rate(1 minute)) composed from the fleet runtime.
-// An invocation that leaves consoles unpolled asks for a continuation: an asynchronous invoke of
-// its own function (FLEET_POLL_FUNCTION, locally through serverless-offline's Lambda endpoint
-// FLEET_LAMBDA_ENDPOINT); without one the next scheduled run continues the round.
+// An invocation that leaves consoles unpolled asks for a continuation: in AWS a message on the
+// poll's queue (FLEET_POLL_QUEUE_URL), which invokes the poll again; under serverless-offline an
+// asynchronous invoke of its own function (FLEET_POLL_FUNCTION through FLEET_LAMBDA_ENDPOINT);
+// without either the next scheduled run continues the round.
 
 /** Time kept back from the Lambda's remaining time: one poll's timeout, the evaluation and the notifications. */
 export const POLL_RESERVE_MS = 15_000;
@@ -43,8 +45,12 @@ export async function runScheduledPoll(rt: FleetRuntime, remainingMs: number, en
 
 async function continueRound(env: Environment) {
   const fn = env.FLEET_POLL_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME;
-  if (!fn) return;
   try {
+    if (env.FLEET_POLL_QUEUE_URL) {
+      await new SQSClient({}).send(new SendMessageCommand({ QueueUrl: env.FLEET_POLL_QUEUE_URL, MessageBody: JSON.stringify({ continuation: true }) }));
+      return;
+    }
+    if (!fn) return;
     const endpoint = env.FLEET_LAMBDA_ENDPOINT;
     const client = new LambdaClient(endpoint ? { endpoint, region: env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 } : {});
     await client.send(new InvokeCommand({ FunctionName: fn, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify({ continuation: true })) }));

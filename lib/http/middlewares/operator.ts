@@ -40,7 +40,7 @@ export function signedInOperator() {
           await destroySession(rt!.store, session.id);
           throw unauthorized('session_revoked');
         }
-        operator = { ...operator, dn: facts.dn, groupSids: facts.groupSids, sid: facts.sid, factsAt: Date.now() };
+        operator = { ...operator, dn: facts.dn, groupSids: [...facts.groupSids, ...(operator.mappedGroupSids ?? [])], sid: facts.sid, factsAt: Date.now() };
         await updateSession(rt!.store, session, { operator });
         session.operator = operator;
       }
@@ -83,8 +83,8 @@ export function stepUp() {
     name: 'stepUp',
     before: async (request: ConsoleRequest) => {
       if (!operatorRoute(request)) return;
-      const { route, rt, ctx } = exchangeOf(request);
-      if (route!.stepUp) await requireRecentStepUp(rt!, ctx!.session!);
+      const { route, rt, ctx, sourceIp, correlationId } = exchangeOf(request);
+      if (route!.stepUp) await requireRecentStepUp(rt!, ctx!.session!, { sourceIp, correlationId });
     },
   };
 }

@@ -4,7 +4,7 @@ import { sha256Hex } from '../../crypto/seal';
 import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from '../../directory';
 import { poolOptions } from '../../directory/pool';
 import { loadSecret } from '../../secrets';
-import { readSettings, type InstanceSettings } from '../../setup/settings';
+import { protectedGroupSidsOf, readSettings, type InstanceSettings } from '../../setup/settings';
 import type { Store } from '../../store';
 import { getRecord } from '../../store/records';
 
@@ -76,6 +76,6 @@ export class ServiceContext {
   async classificationContext(dir: Directory, s: InstanceSettings): Promise<ClassificationContext> {
     const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
     const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
-    return { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: s.protectedGroups.map((g) => g.sid) };
+    return { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: protectedGroupSidsOf(s) };
   }
 }

@@ -67,7 +67,7 @@ describe('tokens', () => {
     const jwks = createLocalJWKSet({ keys: [{ ...(await exportJWK(publicKey)), alg: 'RS256', kid: 'k' }] }) as unknown as JwksResolver;
     const sign = (claims: Record<string, unknown>, iss = 'cluster', aud = 'https://fleet') =>
       new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k' }).setIssuer(iss).setAudience(aud).setSubject('alice').setIssuedAt().setExpirationTime('5m').sign(privateKey);
-    await expect(verifyPlatformToken(await sign({ username: 'alice', roles: ['a', 1] }), jwks, { issuer: 'cluster', audience: 'https://fleet' })).resolves.toEqual({ username: 'alice', roles: ['a'] });
+    await expect(verifyPlatformToken(await sign({ username: 'alice', roles: ['a', 1] }), jwks, { issuer: 'cluster', audience: 'https://fleet' })).resolves.toEqual({ username: 'alice', roles: ['a'], traits: {} });
     await expect(verifyPlatformToken(await sign({ roles: [] }, 'other'), jwks, { issuer: 'cluster' })).rejects.toThrow();
     await expect(verifyPlatformToken(await sign({ roles: [] }, 'cluster', 'https://elsewhere'), jwks, { audience: 'https://fleet' })).rejects.toThrow();
     const { token } = await signLocalToken(randomBytes(32), 'admin', 1, 60);

@@ -213,7 +213,7 @@ describe('access-platform JWT lifetime', () => {
     ['with nbf 10 s ahead (inside the skew)', { exp: 300, nbf: 10 }],
   ])('accepts a token %s', async (_n, rel: { exp?: number; nbf?: number }) => {
     const token = await sign({ exp: now() + rel.exp!, nbf: rel.nbf === undefined ? undefined : now() + rel.nbf });
-    await expect(verifyPlatformToken(token, jwks, {})).resolves.toEqual({ username: 'alice', roles: ['fleet-admin'] });
+    await expect(verifyPlatformToken(token, jwks, {})).resolves.toEqual({ username: 'alice', roles: ['fleet-admin'], traits: {} });
   });
   it('refuses a local administrator token without exp, even correctly signed', async () => {
     const master = randomBytes(32);

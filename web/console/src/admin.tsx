@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'react';
 import { ApiFailure, del, get, post, put, type Me } from './api';
 import { ErrorText, Link, Modal, ouPath, useAction, useRoute, useStepUp } from './ui';
+import { WORDS } from './words';
 
 // Administration (settings.manage): roles, delegations, Super administrators, approval settings,
-// notification channels, step-up mode, LAPS diagnostics: what the API offers, nothing more.
+// notification channels, step-up mode, instance identification, operator records, the protection
+// list and the LAPS account (read-only), LAPS diagnostics: what the API offers, nothing more.
 const PERMISSIONS = [
   'computers.read', 'computers.laps.read', 'computers.laps.expire', 'vip.manage', 'users.read', 'groups.read',
   'users.password.reset', 'users.unlock', 'users.disable', 'users.enable', 'users.attributes.write', 'groups.members.write',
@@ -17,6 +19,10 @@ const TABS = [
   ['approvals', 'Approval settings'],
   ['channels', 'Notification channels'],
   ['step-up', 'Step-up mode'],
+  ['identification', 'Identification'],
+  ['operators', 'Operators'],
+  ['protection', 'Protection'],
+  ['baseline', 'Baseline'],
   ['diagnostics', 'Diagnostics'],
 ] as const;
 
@@ -37,6 +43,10 @@ export function AdminPage({ me, tab = 'roles' }: { me: Me; tab?: string }) {
       {tab === 'approvals' && <ApprovalSettings />}
       {tab === 'channels' && <Channels />}
       {tab === 'step-up' && <StepUpMode me={me} />}
+      {tab === 'identification' && <Identification />}
+      {tab === 'operators' && <Operators me={me} />}
+      {tab === 'protection' && <Protection />}
+      {tab === 'baseline' && <BaselineTransfer />}
       {tab === 'diagnostics' && <Diagnostics />}
     </section>
   );
@@ -691,6 +701,347 @@ function Diagnostics() {
               <ul className="plain">{s.checks.map(line)}</ul>
             </div>
           ))}
+        </div>
+      )}
+    </>
+  );
+}
+
+interface Branding {
+  title: string | null;
+  accentColour: string;
+  showOnSignIn: boolean;
+}
+
+/** Instance identification: the title operators see in the top bar and tab, its colour, and whether the sign-in page shows it. */
+function Identification() {
+  const [loaded, setLoaded] = useState<{ branding: Branding; version: number }>();
+  const [error, setError] = useState<unknown>();
+  const [title, setTitle] = useState('');
+  const [accent, setAccent] = useState('#1f5fbf');
+  const [show, setShow] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const { withStepUp } = useStepUp();
+  const a = useAction();
+  const load = () =>
+    get<{ branding: Branding; version: number }>('/api/settings/branding').then((r) => {
+      setLoaded(r);
+      setTitle(r.branding.title ?? '');
+      setAccent(r.branding.accentColour);
+      setShow(r.branding.showOnSignIn);
+    }, setError);
+  useEffect(() => {
+    void load();
+  }, []);
+  // the fields appear with the saved values: nothing typed before they arrive is overwritten
+  if (!loaded) return error ? <ErrorText error={error} /> : <p aria-busy="true">Loading…</p>;
+  return (
+    <form
+      aria-label="Instance identification"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setSaved(false);
+        const r = await a.run(() => withStepUp(() => put('/api/settings/branding', { title, accentColour: accent, showOnSignIn: show, version: loaded?.version })));
+        if (r) {
+          setSaved(true);
+          void load();
+        }
+      }}
+    >
+      <ErrorText error={error} />
+      <label>
+        Title <span className="hint">(1 to 60 characters, plain text; shown in the top bar and the tab title)</span>
+        <input name="branding-title" required maxLength={60} value={title} onChange={(e) => setTitle(e.target.value)} />
+      </label>
+      <label>
+        Accent colour
+        <input name="branding-accent" type="color" value={accent} onChange={(e) => setAccent(e.target.value)} />
+      </label>
+      <label className="check">
+        <input name="branding-show" type="checkbox" checked={show} onChange={(e) => setShow(e.target.checked)} />
+        Show the title on the sign-in page (visitors who are not signed in see it)
+      </label>
+      <ErrorText error={a.error} />
+      {saved && <p role="status">Saved. Operators see the new title at their next page load.</p>}
+      <button type="submit" disabled={a.busy || !loaded}>
+        Save identification
+      </button>
+    </form>
+  );
+}
+
+interface OperatorRow {
+  id: string;
+  username: string;
+  displayName: string | null;
+  provider: string | null;
+  subject: string | null;
+  lastSignInAt: string | null;
+  authenticator: 'enrolled' | 'pending' | 'none';
+  directoryAccount: 'enabled' | 'disabled' | 'missing';
+  roles: string[];
+}
+
+/** Operator records: who signed in, how, with which roles now; a record can be deleted (its authenticator and sessions end). */
+function Operators({ me }: { me: Me }) {
+  const [ops, setOps] = useState<OperatorRow[]>();
+  const [error, setError] = useState<unknown>();
+  const [confirm, setConfirm] = useState<OperatorRow>();
+  const [done, setDone] = useState<string>();
+  const { withStepUp } = useStepUp();
+  const a = useAction();
+  const load = () => get<{ operators: OperatorRow[] }>('/api/admin/operators').then((r) => setOps(r.operators), setError);
+  useEffect(() => {
+    void load();
+  }, []);
+  return (
+    <>
+      <ErrorText error={error} />
+      {done && <p role="status">{done}</p>}
+      <table>
+        <caption className="sr-only">Operators</caption>
+        <thead>
+          <tr>
+            <th scope="col">Operator</th>
+            <th scope="col">Signed in with</th>
+            <th scope="col">Last sign-in</th>
+            <th scope="col">Authenticator</th>
+            <th scope="col">Roles now</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {ops?.map((o) => (
+            <tr key={o.id}>
+              <td>
+                {o.displayName ? `${o.displayName} (${o.username})` : o.username}
+                {o.directoryAccount !== 'enabled' && <span className="hint"> · directory account {o.directoryAccount}</span>}
+              </td>
+              <td>{o.provider === 'access' ? `access platform (${o.subject})` : o.provider === 'ad' ? 'directory password' : '—'}</td>
+              <td>{o.lastSignInAt ? new Date(o.lastSignInAt).toLocaleString() : '—'}</td>
+              <td>{o.authenticator === 'enrolled' ? 'set up' : o.authenticator === 'pending' ? 'enrolment started' : 'none'}</td>
+              <td>{o.roles.length ? o.roles.join(', ') : 'none'}</td>
+              <td>
+                {o.username !== me.username && (
+                  <button type="button" className="secondary" onClick={() => setConfirm(o)}>
+                    Delete {o.username}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {confirm && (
+        <Modal title={`Delete the record of ${confirm.username}`} onClose={() => setConfirm(undefined)}>
+          <p>
+            The console forgets {confirm.username}: their authenticator is cleared and their sessions end. Their roles come from delegations and stay: to
+            take access away, change the delegations.
+          </p>
+          <ErrorText error={a.error} />
+          <div className="actions">
+            <button
+              type="button"
+              disabled={a.busy}
+              onClick={async () => {
+                if (await a.run(() => withStepUp(() => del(`/api/admin/operators/${confirm.id}`)))) {
+                  setDone(`The record of ${confirm.username} was deleted.`);
+                  setConfirm(undefined);
+                  void load();
+                }
+              }}
+            >
+              Delete the record
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirm(undefined)}>
+              Cancel
+            </button>
+          </div>
+        </Modal>
+      )}
+    </>
+  );
+}
+
+/** The protection list (members of these groups are VIP) and the LAPS account, read-only. */
+function Protection() {
+  const [groups, setGroups] = useState<Array<{ id: string; dn: string; found: boolean }>>();
+  const [laps, setLaps] = useState<{ upn: string | null; source: string | null; helpdeskEnabled: boolean }>();
+  const [error, setError] = useState<unknown>();
+  const [add, setAdd] = useState('');
+  const { withStepUp } = useStepUp();
+  const a = useAction();
+  const load = () => get<{ groups: typeof groups }>('/api/admin/protected-groups').then((r) => setGroups(r.groups), setError);
+  useEffect(() => {
+    void load();
+    get('/api/admin/laps-account').then(setLaps, setError);
+  }, []);
+  return (
+    <>
+      <h2>Protected groups</h2>
+      <p className="hint">Members of these groups (direct or nested) are VIP: acting on them also needs vip.manage.</p>
+      <ErrorText error={error} />
+      <ul className="plain" data-testid="protected-groups">
+        {groups?.map((g) => (
+          <li key={g.id}>
+            {ouPath(g.dn)}
+            {!g.found && <span className="hint"> (not found in the directory)</span>}{' '}
+            <button type="button" className="link" disabled={a.busy} onClick={() => void a.run(() => withStepUp(() => del(`/api/admin/protected-groups/${g.id}`))).then((r) => r && load())}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (await a.run(() => withStepUp(() => post('/api/admin/protected-groups', { group: add.trim() })))) {
+            setAdd('');
+            void load();
+          }
+        }}
+      >
+        <label>
+          Add a security group (name, DN or GUID)
+          <input name="protected-group" required value={add} onChange={(e) => setAdd(e.target.value)} />
+        </label>
+        <ErrorText error={a.error} />
+        <button type="submit" disabled={a.busy}>
+          Add to the protection list
+        </button>
+      </form>
+      <h2>LAPS account</h2>
+      {laps && (
+        <dl className="facts" data-testid="laps-account">
+          <dt>Account (UPN)</dt>
+          <dd>{laps.upn ?? 'not set'}</dd>
+          <dt>Set by</dt>
+          <dd>{laps.source ?? '—'}</dd>
+        </dl>
+      )}
+      <p className="hint">Read-only: the LAPS account and its password are set on the host for the password service; the console never holds the password.</p>
+    </>
+  );
+}
+
+interface ImportSummary {
+  dryRun: boolean;
+  roles: { created: string[]; updated: string[]; unchanged: string[] };
+  delegations: { created: string[]; updated: string[]; unchanged: string[] };
+  approversToChoose: string[];
+}
+
+/** Baseline: download this console's roles, delegations and approval settings; import another's (checked first, then applied). */
+function BaselineTransfer() {
+  const [file, setFile] = useState<{ name: string; baseline: unknown }>();
+  const [replace, setReplace] = useState(false);
+  const [preview, setPreview] = useState<ImportSummary>();
+  const [done, setDone] = useState<ImportSummary>();
+  const [readError, setReadError] = useState<string>();
+  const { withStepUp } = useStepUp();
+  const a = useAction();
+  const run = (dryRun: boolean) => a.run(() => withStepUp(() => post<ImportSummary>('/api/admin/baseline/import', { baseline: file!.baseline, replace, dryRun })));
+  const list = (label: string, ids: string[]) => (ids.length ? <li>{`${label}: ${ids.join(', ')}`}</li> : null);
+  const summary = (s: ImportSummary) => (
+    <ul className="plain" data-testid="baseline-summary">
+      {list('Roles created', s.roles.created)}
+      {list('Roles replaced', s.roles.updated)}
+      {list('Delegations created', s.delegations.created)}
+      {list('Delegations replaced', s.delegations.updated)}
+      {list('Unchanged roles', s.roles.unchanged)}
+      {list('Unchanged delegations', s.delegations.unchanged)}
+      {list('Choose approvers for (until then the instance approvers decide)', s.approversToChoose)}
+    </ul>
+  );
+  const problems = a.error instanceof ApiFailure && Array.isArray(a.error.body.problems) ? (a.error.body.problems as Array<{ where: string; code: string }>) : [];
+  return (
+    <>
+      <h2>Export</h2>
+      <p>
+        Roles, delegations (scope as OU paths below the domain root, assignees by name) and approval settings (actions and counts; never approvers).
+      </p>
+      <p>
+        <a href="/api/admin/baseline" download data-testid="baseline-download">
+          Download the baseline
+        </a>{' '}
+        <span className="hint">(the download is audited)</span>
+      </p>
+      <h2>Import</h2>
+      <label>
+        Baseline file (JSON)
+        <input
+          type="file"
+          name="baseline-file"
+          accept="application/json,.json"
+          onChange={async (e) => {
+            setPreview(undefined);
+            setDone(undefined);
+            setReadError(undefined);
+            const f = e.target.files?.[0];
+            if (!f) return setFile(undefined);
+            try {
+              setFile({ name: f.name, baseline: JSON.parse(await f.text()) });
+            } catch {
+              setFile(undefined);
+              setReadError('That file is not JSON.');
+            }
+          }}
+        />
+      </label>
+      <label className="check">
+        <input type="checkbox" name="baseline-replace" checked={replace} onChange={(e) => setReplace(e.target.checked)} />
+        Replace roles and delegations that exist here with other content (nothing is ever deleted)
+      </label>
+      {readError && <p className="error">{readError}</p>}
+      <ErrorText error={a.error} />
+      {problems.length > 0 && (
+        <ul className="plain error" aria-label="Problems of the baseline">
+          {problems.map((p, i) => (
+            <li key={i}>
+              {p.where}: {WORDS[p.code] ?? p.code}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="actions">
+        <button
+          type="button"
+          className="secondary"
+          disabled={!file || a.busy}
+          onClick={async () => {
+            setDone(undefined);
+            const r = await run(true);
+            setPreview(r ?? undefined);
+          }}
+        >
+          Check the baseline
+        </button>
+        <button
+          type="button"
+          disabled={!file || !preview || a.busy}
+          onClick={async () => {
+            const r = await run(false);
+            if (r) {
+              setDone(r);
+              setPreview(undefined);
+            }
+          }}
+        >
+          Import
+        </button>
+      </div>
+      {preview && (
+        <div role="status">
+          <p>The check passed. Importing would make these changes:</p>
+          {summary(preview)}
+        </div>
+      )}
+      {done && (
+        <div role="status">
+          <p>Imported.</p>
+          {summary(done)}
         </div>
       )}
     </>

@@ -67,5 +67,25 @@ export interface Me {
   stepUpMode?: 'authenticator' | 'password' | 'none';
   stepUpAt: string | null;
   stepUpWindowSeconds: number;
+  /** the branding title, else the directory's domain */
   instance?: string;
+  accentColour?: string;
+}
+
+/** Paint the instance's accent colour (#rrggbb), with black or white text on it, whichever reads better. */
+export function applyAccent(colour: string | undefined) {
+  const root = document.documentElement.style;
+  if (!colour || !/^#[0-9a-f]{6}$/i.test(colour)) {
+    root.removeProperty('--accent');
+    root.removeProperty('--on-accent');
+    return;
+  }
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(colour.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  root.setProperty('--accent', colour);
+  // WCAG contrast against white (1.05 / (l + 0.05)) and against black ((l + 0.05) / 0.05)
+  root.setProperty('--on-accent', 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 ? '#fff' : '#000');
 }

@@ -1,15 +1,16 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ApiFailure, get, onSessionExpired, post, setCsrfToken, type Me } from './api';
+import { ApiFailure, applyAccent, get, onSessionExpired, post, setCsrfToken, type Me } from './api';
 import { ComputerPage, ComputersPage } from './computers';
 import { UserPage, UsersPage, GroupPage, GroupsPage } from './users';
 import { ApprovalPage, ApprovalsPage } from './approvals';
 import { AuditPage } from './audit';
 import { AdminPage } from './admin';
+import { WatchListsPage } from './watch';
 import { SetupPage } from './setup';
 import { SignIn } from './signin';
 import { ErrorText, Link, RouterProvider, StepUpProvider, useRoute, useStepUp } from './ui';
 
-type Boot = { state: 'loading' } | { state: 'setup' } | { state: 'signin'; instance?: string } | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
+type Boot = { state: 'loading' } | { state: 'setup' } | { state: 'signin' } | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
 
 export function App() {
   return (
@@ -55,7 +56,7 @@ function Shell() {
   if (boot.state === 'loading') return <p aria-busy="true">Loading…</p>;
   if (boot.state === 'error') return <ErrorText error={boot.error} />;
   if (boot.state === 'setup') return <SetupPage onDone={() => setBoot({ state: 'signin' })} />;
-  if (boot.state === 'signin') return <SignIn onSignedIn={loadMe} />;
+  if (boot.state === 'signin') return <SignInPage onSignedIn={loadMe} />;
   const me = boot.me;
   return (
     <StepUpProvider me={me} onConfirmed={() => setBoot({ state: 'in', me: { ...me, stepUpAt: new Date().toISOString() } })}>
@@ -91,6 +92,22 @@ function Shell() {
   );
 }
 
+/** The sign-in page: the instance's title and accent only when its branding says to show them there. */
+function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
+  const [title, setTitle] = useState<string>();
+  useEffect(() => {
+    get<{ title?: string; accentColour?: string }>('/api/branding').then(
+      (b) => {
+        setTitle(b.title);
+        applyAccent(b.accentColour);
+        document.title = b.title ? `${b.title} · Sign in` : 'Sign in · Helpdesk console';
+      },
+      () => undefined,
+    );
+  }, []);
+  return <SignIn onSignedIn={onSignedIn} instance={title} />;
+}
+
 const can = (me: Me, p: string) => me.permissions.includes(p);
 
 function TopBar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
@@ -103,10 +120,13 @@ function TopBar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   useEffect(() => {
     document.title = me.instance ? `${me.instance} · Helpdesk console` : 'Helpdesk console';
   }, [me.instance]);
+  useEffect(() => applyAccent(me.accentColour), [me.accentColour]);
   const left = me.stepUpAt ? Math.floor((Date.parse(me.stepUpAt) + me.stepUpWindowSeconds * 1000 - now) / 1000) : 0;
   return (
     <header className="topbar">
-      <span className="brand">{me.instance ?? 'Helpdesk console'}</span>
+      <span className="brand" data-testid="instance-title">
+        {me.instance ?? 'Helpdesk console'}
+      </span>
       <span className="spacer" />
       {me.stepUpMode !== 'none' || me.permissions.some((p) => p.startsWith('computers.laps')) ? (
         left > 0 ? (
@@ -154,6 +174,11 @@ function Nav({ me }: { me: Me }) {
             <Link to="/groups">Groups</Link>
           </li>
         )}
+        {can(me, 'users.read') && (
+          <li>
+            <Link to="/watch-lists">Watch lists</Link>
+          </li>
+        )}
         <li>
           <Link to="/approvals">
             Approvals{' '}
@@ -192,6 +217,8 @@ function Page({ me }: { me: Me }) {
       return seg[1] ? <GroupPage id={seg[1]} /> : <GroupsPage />;
     case 'approvals':
       return seg[1] ? <ApprovalPage id={seg[1]} me={me} /> : <ApprovalsPage />;
+    case 'watch-lists':
+      return <WatchListsPage list={seg[1]} />;
     case 'audit':
       return <AuditPage />;
     case 'admin':

@@ -34,12 +34,30 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
     }
   };
 
+  // behind the access platform its proxy adds its signed assertion to every request: the console
+  // turns it into a session (POST /api/auth/access); anywhere else this answers a clear refusal
+  const accessSignIn = async () => {
+    a.setError(undefined);
+    try {
+      const r = await post<{ csrfToken: string }>('/api/auth/access');
+      setCsrfToken(r.csrfToken);
+      onSignedIn();
+    } catch (err) {
+      if (err instanceof ApiFailure && (err.code === 'csrf_token_invalid' || err.code === 'csrf_token_missing')) setCsrfToken(undefined);
+      a.setError(err);
+    }
+  };
+
   const Wrap = expired ? 'div' : 'main'; // over a page (session ended): not a second main landmark
   return (
     <Wrap className="signin" id={expired ? undefined : 'main'}>
       <form onSubmit={submit} className="card" aria-labelledby="signin-title">
         <h1 id="signin-title">{enrol ? 'Set up your authenticator' : 'Sign in'}</h1>
-        {instance && <p className="muted">{instance}</p>}
+        {instance && (
+          <p className="instance" data-testid="signin-instance">
+            {instance}
+          </p>
+        )}
         {expired && !enrol && <p className="notice">Your session ended. Sign in again: what you were doing stays on the page.</p>}
         {!enrol ? (
           <>
@@ -78,6 +96,11 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
           {enrol && (
             <button type="button" className="secondary" onClick={() => setEnrol(undefined)}>
               Back
+            </button>
+          )}
+          {!enrol && (
+            <button type="button" className="secondary" onClick={accessSignIn}>
+              Use the access platform
             </button>
           )}
         </div>

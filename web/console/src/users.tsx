@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { del, get, post, put } from './api';
+import { del, get, post, put, qs } from './api';
 import { useSearch } from './computers';
 import { WORDS } from './words';
 import { ErrorText, Link, Modal, SecretView, ouPath, useAction, useRoute, useStepUp, when } from './ui';
@@ -34,6 +34,12 @@ export function UsersPage() {
         Search users
         <input type="search" name="user-search" placeholder="Name, login or e-mail" value={q} onChange={(e) => setQ(e.target.value)} />
       </label>
+      <p>
+        <a href={`/api/exports/users${qs({ q: q.trim() || undefined })}`} download data-testid="users-csv">
+          Download these users as CSV
+        </a>{' '}
+        <span className="hint">(every user of the search or of what you manage, not only this page; the download is audited)</span>
+      </p>
       <ErrorText error={s.error} />
       {s.items && (
         <table>
