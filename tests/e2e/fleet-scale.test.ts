@@ -1,0 +1,76 @@
+import type { Browser } from 'playwright-core';
+import { FIXTURE_NOW } from '../../local/fleet/fake-tctl';
+import { tctl } from '../integration/fleet/support';
+import { launch, type Watched } from './support';
+import { platformContext, proxiesShown } from './fleet-support';
+
+// 5 000 proxies (and 10 000 Windows desktops) from the fake cluster CLI: the proxies screen's first
+// render and a filter change, each timed in this run and printed. The table draws 200 rows at a
+// time ("Show more"), so the page stays responsive whatever the fleet's size.
+
+const PROXIES = 5000;
+const DESKTOPS = 10000;
+const base = Date.parse(FIXTURE_NOW); // the fake shifts every timestamp so that this instant is now
+const iso = (ms: number) => new Date(ms).toISOString();
+const uuid = (i: number) => `${i.toString(16).padStart(8, '0')}-1e24-4c75-8d0f-92a6e3b4c5d7`;
+const codes = ['acme', 'globex', 'initech', ...Array.from({ length: 97 }, (_, i) => `client-${i}`)];
+
+let browser: Browser;
+let w: Watched;
+
+beforeAll(async () => {
+  const instances = Array.from({ length: PROXIES }, (_, i) => ({
+    kind: 'instance',
+    version: 'v1',
+    metadata: { name: uuid(i), expires: iso(base + 3600e3), revision: uuid(i + 1e6) },
+    spec: { version: i % 7 === 0 ? '17.7.3' : '18.4.2', services: i === 0 ? ['Auth', 'Proxy', 'Node'] : ['Node', 'WindowsDesktop'], hostname: `gw-${i}`, auth_id: uuid(0), last_seen: iso(base - (i % 40) * 60_000) },
+  }));
+  const services = instances.slice(1).map((it, i) => ({ kind: 'windows_desktop_service', version: 'v3', metadata: { name: it.metadata.name, expires: iso(base + 600e3), revision: uuid(i + 3e6) }, spec: { addr: '@local-windows-desktop', teleport_version: it.spec.version, hostname: it.spec.hostname } }));
+  const desktops = Array.from({ length: DESKTOPS }, (_, i) => {
+    const host = 1 + (i % (PROXIES - 1));
+    return { kind: 'windows_desktop', version: 'v3', metadata: { name: `desk-${i}`, labels: { client_code: codes[host % codes.length] }, expires: iso(base + 600e3), revision: uuid(i + 4e6) }, spec: { addr: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:3389`, domain: 'corp.local', host_id: uuid(host), non_ad: false } };
+  });
+  tctl.writeFixture('inventory_ls.json', instances);
+  tctl.writeFixture('windows_desktop_service.json', services);
+  tctl.writeFixture('windows_desktops.json', desktops);
+  tctl.writeFixture('locks.json', []);
+  browser = await launch();
+  w = await platformContext(browser, 'fleet-scale', 'msp-admin', ['fleet-admin']);
+});
+afterAll(async () => {
+  await w?.context.close().catch(() => undefined);
+  await browser?.close();
+  tctl.reset();
+});
+
+// Not yet seen green (written at the end of the session, the lock queue left no run): enable and run.
+test.skip(`${PROXIES} proxies: first render and a filter change, timed`, async () => {
+  const { page } = w;
+  // warm the function once (a cold start is serverless-offline's, not the screen's)
+  await page.request.get('/api/nodes?status=locked', { headers: {} });
+  const t0 = Date.now();
+  await page.goto('/proxies');
+  await proxiesShown(page);
+  await page.locator('[data-testid="proxies-table"] tbody tr').first().waitFor();
+  const firstRender = Date.now() - t0;
+  await expect(page.getByTestId('list-status').textContent()).resolves.toMatch(new RegExp(`^${PROXIES - 1} proxies`));
+  const drawn = await page.locator('[data-testid="proxies-table"] tbody tr').count();
+  expect(drawn).toBeLessThanOrEqual(200);
+  const online = Number(await page.getByTestId('count-online').locator('.n').textContent());
+
+  const t1 = Date.now();
+  await page.getByTestId('count-online').click();
+  await page.getByTestId('list-status').filter({ hasText: new RegExp(`^${online} of ${PROXIES - 1} proxies`) }).waitFor();
+  await proxiesShown(page);
+  const filterChange = Date.now() - t1;
+
+  // the page still answers input at once (no long task holding the main thread)
+  const t2 = Date.now();
+  await page.getByLabel('Search').fill('gw-42');
+  const typed = Date.now() - t2;
+  await page.getByTestId('list-status').filter({ hasText: /^\d+ of \d+ proxies/ }).waitFor();
+
+  console.log(`fleet dashboard, ${PROXIES - 1} client proxies (${DESKTOPS} desktops): first render ${firstRender} ms, filter change (Online, ${online} rows) ${filterChange} ms, typing in the search ${typed} ms; ${drawn} rows drawn`);
+  expect(firstRender).toBeLessThan(15_000);
+  expect(filterChange).toBeLessThan(10_000);
+}, 120_000);
