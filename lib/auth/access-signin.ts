@@ -111,7 +111,7 @@ export async function accessSignIn(
   // a new session id at sign-in (no fixation); the anonymous pre-session is dropped
   if (ctx.preSession) await destroySession(rt.store, ctx.preSession.id);
   const session = await createSession(rt.store, sessionPolicy(rt), operator, { stepUpProof: 'access' });
-  // the operator's record: listed with its provider and the platform user it came from
+  // the operator record: provider and subject (the platform's user name) for the operators list
   await noteSignIn(rt.store, { guid: account.guid, username: account.samAccountName, displayName: account.displayName, provider: 'access', subject: claims.username });
   await audit('success', 'access_platform', who, { platform, ...(mappedGroupSids.length ? { mappedGroupSids } : {}), ...(operator.ownGuids!.length ? { ownAccounts: operator.ownGuids } : {}) });
   return { session, operator };
