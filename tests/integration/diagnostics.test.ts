@@ -1,7 +1,8 @@
 import { changeAuthz, listDelegations, putDelegation, putRole } from '../../lib/authz/rights';
 import type { InstanceSettings } from '../../lib/setup/settings';
 import { getRecord, putRecord } from '../../lib/store/records';
-import { auditMark, auditSince, lapsCanaries, signedIn, stack, store } from '../support/stack';
+import { resetAuthenticator } from '../../lib/auth/operators';
+import { auditMark, auditSince, lapsCanaries, seedUser, signedIn, stack, store } from '../support/stack';
 
 describe('LAPS diagnostics', () => {
   it('reports the schema, the LAPS identity and its rights on one sample per scope, computed against the directory', async () => {
@@ -46,6 +47,8 @@ describe('diagnostics, complete (GET /api/diagnostics)', () => {
 
   it('reports every check with a code, a severity and a remedy, computed now', async () => {
     const c = await signedIn('op-super');
+    // op-enrol may have enrolled in an earlier test of this run (auth.test.ts): start from no authenticator
+    await resetAuthenticator(store, seedUser('op-enrol').guid);
     const r = await c.get('/api/diagnostics');
     expect(r.status).toBe(200);
     for (const check of [...r.body.checks, ...r.body.lapsScopes.flatMap((s: any) => s.checks)]) {

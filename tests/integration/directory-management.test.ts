@@ -34,8 +34,8 @@ const ouGuid: Record<string, string> = {};
 
 // ---- the directory as Administrator (setup, checks, restore)
 const tls = () => ({ ca: [fs.readFileSync(stack.directory.caFile)] });
-async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = new Client({ url: stack.directory.dcs[0].url, tlsOptions: tls() });
+async function admin<T>(fn: (c: Client) => Promise<T>, url = stack.directory.dcs[0].url): Promise<T> {
+  const c = new Client({ url, tlsOptions: tls() });
   await c.bind(stack.directory.admin.upn, stack.directory.admin.password);
   try {
     return await fn(c);
@@ -45,8 +45,22 @@ async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
 }
 const adminCreds = { user: stack.directory.admin.upn, password: stack.directory.admin.password };
 const writeCreds = { user: stack.directory.technicalAccounts.write.upn, password: stack.directory.technicalAccounts.write.password };
-const bySam = (sam: string) =>
-  admin(async (c) => (await c.search(BASE, { filter: `(sAMAccountName=${sam})`, attributes: ['distinguishedName', 'objectGUID', 'cn', 'displayName', 'userPrincipalName', 'managedBy', 'info', 'member'], explicitBufferAttributes: ['objectGUID'] })).searchEntries[0] as Record<string, any> | undefined);
+const bySamOn = (sam: string, url: string) =>
+  admin(async (c) => (await c.search(BASE, { filter: `(sAMAccountName=${sam})`, attributes: ['distinguishedName', 'objectGUID', 'cn', 'displayName', 'userPrincipalName', 'managedBy', 'info', 'member'], explicitBufferAttributes: ['objectGUID'] })).searchEntries[0] as Record<string, any> | undefined, url);
+/**
+ * The object once every DC holds the same: the console writes to the first DC it can use (after
+ * the failover tests dc1 can sit in its cooldown and dc2 takes the write) and the DCs replicate
+ * within seconds (notify interval 1 s), so a check waits for them to agree rather than read one.
+ */
+async function bySam(sam: string): Promise<Record<string, any> | undefined> {
+  let seen: Array<Record<string, any> | undefined> = [];
+  for (let i = 0; i < 40; i++) {
+    seen = await Promise.all(stack.directory.dcs.map((dc) => bySamOn(sam, dc.url)));
+    if (seen.every((x) => JSON.stringify(x) === JSON.stringify(seen[0]))) return seen[0];
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the DCs still disagree on ${sam} after 20 s: ${JSON.stringify(seen.map((x) => x?.dn))}`);
+}
 const dnOf = async (sam: string) => (await bySam(sam))?.dn;
 const guidOfDn = (dn: string) => admin(async (c) => guidFromBuffer((await c.search(dn, { scope: 'base', attributes: ['objectGUID'], explicitBufferAttributes: ['objectGUID'] })).searchEntries[0].objectGUID as Buffer));
 
@@ -58,6 +72,7 @@ async function createUser(ou: string, sam: string, extra: Record<string, string>
     await c.add(dn, { objectClass: ['top', 'person', 'organizationalPerson', 'user'], sAMAccountName: sam, userPrincipalName: `${sam}@${stack.directory.domain}`, displayName: sam, userAccountControl: '514', ...extra });
   });
   ids[sam] = await guidOfDn(dn);
+  await bySam(sam); // on every DC before the console is asked about it
 }
 async function removeBySam(sam: string) {
   const dn = await dnOf(sam);
@@ -376,7 +391,9 @@ describe('groups', () => {
     let r = await branchC.post(`/api/groups/${ids['dm-owned']}/owned-members`, { add: [ids['dm-branch1']] });
     expect([r.status, r.body.code]).toEqual([403, 'forbidden']);
     // op-branch becomes its manager (an administrator's change: nobody makes themselves owner through the console)
+    await bySam('dm-owned'); // created by the console: on every DC before dc1 is changed
     await admin((c) => c.modify(`CN=dm-owned,${BRANCH}`, new Change({ operation: 'replace', modification: new Attribute({ type: 'managedBy', values: [seedUser('op-branch').dn] }) })));
+    await bySam('dm-owned');
     r = await branchC.post(`/api/groups/${ids['dm-owned']}/owned-members`, { add: [ids['dm-branch1']] });
     expect(r.status).toBe(200);
     expect([(await bySam('dm-owned'))!.member].flat()).toEqual([`CN=dm-branch1,${B_USERS}`]);
@@ -390,7 +407,9 @@ describe('groups', () => {
 
   it('deletes a standard group with members only after they were confirmed; step-up; never a protected or privileged group', async () => {
     await stepUp(superC, 'op-super');
+    await bySam('dm-group1');
     await admin((c) => c.modify(`CN=dm-group1,${M_GROUPS}`, new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [`CN=dm-user1,${M_USERS}`] }) })));
+    await bySam('dm-group1');
     const mark = await auditMark();
     const del = (id: string, body?: unknown) => superC.request('DELETE', `/api/groups/${id}`, body);
     let r = await del(ids['dm-group1']);
