@@ -49,7 +49,7 @@ test('sign-in with password and a real authenticator code; the bar names the ope
   await signInWithForm(page, 'op-helpdesk');
   await expect(page.getByTestId('operator').textContent()).resolves.toContain('op-helpdesk');
   const nav = page.getByRole('navigation', { name: 'Sections' });
-  await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Computers', 'Users', 'Groups', 'Approvals ']);
+  await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Computers', 'Users', 'Groups', 'Watch lists', 'Approvals ']);
   expect(page.url()).toMatch(/\/computers$/);
 });
 
