@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { resetAuthenticator } from '../../lib/auth/operators';
+import { COMMANDS, helpOf, USAGE } from '../../lib/admin/commands';
+import { resetOperatorTotp } from '../../lib/admin/reset-totp';
 import { importRoles } from '../../lib/authz/import-roles';
 import { createRuntime } from '../../lib/runtime';
 import { issueSetupToken } from '../../lib/setup';
@@ -9,7 +10,6 @@ import { issueFleetToken } from '../../lib/fleet-status';
 import { callPasswordService } from '../../lib/password-service/console-side/client';
 import { isApiError } from '../../lib/errors';
 import { setAccessOnly } from '../../lib/auth/access-only';
-import { findOperator } from '../../lib/auth/operator-lookup';
 import { readSchema, runMigrations, SCHEMA_VERSION } from '../../lib/migrations';
 import { recordMigration } from '../../lib/migrations/startup';
 import { createStore } from '../../lib/store';
@@ -17,39 +17,6 @@ import { createStore } from '../../lib/store';
 // The administrative command line (console spec, Command-line operations). Locally, without
 // DYNAMODB_ENDPOINT set, it talks to the stack `npm start` runs (local/.run/stack.json).
 // Exit codes: 0 done; 1 refused or failed (nothing changed unless the message says so); 2 usage.
-interface Command {
-  usage: string;
-  help: string;
-}
-const COMMANDS: Record<string, Command> = {
-  'setup-token': { usage: 'setup-token', help: 'issue a setup token while the instance is not configured' },
-  'reset-setup': { usage: 'reset-setup --confirm', help: 're-open the setup wizard with a new token (data kept; audited setup.reset)' },
-  'allow-password-login': {
-    usage: 'allow-password-login --confirm',
-    help: "switch the access-platform only mode off (recovery): directory password sign-in works again at the next sign-in, if Authentication:ActiveDirectory:Enabled allows it on this host; audited settings.teleport_only, reason off:recovery",
-  },
-  'reset-totp': {
-    usage: 'reset-totp <operator>',
-    help: "clear an operator's authenticator and end their sessions; <operator> is the operator id (objectGUID), the sign-in name or a display name only one operator has; audited operators.totp_reset, reason recovery",
-  },
-  'issue-fleet-token': { usage: 'issue-fleet-token', help: 'issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)' },
-  'pin-password-service': { usage: 'pin-password-service', help: 'first use: pin the password service to the configured domain and CA (audited)' },
-  'verify-audit': { usage: 'verify-audit', help: 'verify the audit hash chain (exit 1 when it does not verify)' },
-  'purge-audit': { usage: 'purge-audit', help: 'apply Audit:RetentionDays now (the purge is audited)' },
-  'import-roles': {
-    usage: 'import-roles <file> [--replace]',
-    help: 'import roles from JSON { "roles": [{ "id", "name", "permissions" }] } with the role editor\'s rules: the valid ones are imported, each refused one is reported (exit 1); an existing role is overwritten only with --replace, which never deletes a role the file does not name',
-  },
-  migrate: {
-    usage: 'migrate',
-    help: 'run the pending database migrations after a copy of the data (Database:BackupFolder, else a DynamoDB backup); for Database:AutoMigrate=false; audited database.migrated',
-  },
-};
-const USAGE = `usage: npm run admin -- <command> [--help]\n${Object.values(COMMANDS)
-  .map((c) => `  ${c.usage.padEnd(34)}${c.help}`)
-  .join('\n')}`;
-const helpOf = (name: string) => `usage: npm run admin -- ${COMMANDS[name].usage}\n\n${COMMANDS[name].help}`;
-
 /** How the CLI reaches a running local stack's console (the stack file's endpoints, table and key files). */
 export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; passwordServiceEndpoint: string; passwordServiceFunction: string; backupFolder?: string }) {
   return {
@@ -99,21 +66,7 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
     case 'reset-totp': {
       const who = args.filter((a) => !a.startsWith('--')).join(' ');
       if (!who) return { code: 2, out: helpOf(command) };
-      const lookup = await findOperator(rt.store, who, () => rt.directory());
-      if (!lookup.found) {
-        if (!lookup.candidates.length) return { code: 1, out: `no operator '${who}': nothing changed` };
-        return { code: 1, out: `'${who}' names ${lookup.candidates.length} operators, nothing changed; give the operator id:\n${lookup.candidates.map((o) => `  ${o.guid}  ${o.username}`).join('\n')}` };
-      }
-      const op = lookup.found;
-      // the authenticator and every session of the operator end together
-      const { hadAuthenticator, sessionsEnded } = await resetAuthenticator(rt.store, op.guid);
-      const target = { id: op.guid, name: op.username };
-      if (!hadAuthenticator) {
-        await rt.audit.append({ event: 'operators.totp_reset', outcome: 'denied', actor, reason: 'no_authenticator', target });
-        return { code: 1, out: `${op.username} has no authenticator to reset: nothing changed` };
-      }
-      await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', actor, reason: 'recovery', target, details: { sessionsEnded } });
-      return { code: 0, out: `authenticator of ${op.username} (${op.guid}) cleared and ${sessionsEnded} session(s) ended: they enrol again at their next sign-in` };
+      return resetOperatorTotp(rt, who, actor);
     }
     case 'migrate': {
       const extra = args.find((a) => a !== '--confirm');

@@ -5,21 +5,10 @@ import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
-import {
-  actionAnswer,
-  changeGroupMembers,
-  createGroup,
-  createGroupBodySchema,
-  deleteGroup,
-  deleteGroupBodySchema,
-  groupAttributesSchema,
-  performAction,
-  writeGroupAttributes,
-} from '@lib/actions';
+import { actionAnswer, changeGroupMembers, createGroup, createGroupBodySchema, deleteGroup, deleteGroupBodySchema, groupAttributesSchema, groupMembersChangeSchema, groupMembersResultSchema, performAction, writeGroupAttributes } from '@lib/actions';
 
 // Groups: read views (groups.read) and member changes (groups.members.write, approvable).
 const guid = z.string().refine(isGuid, 'a GUID');
-const memberResult = z.object({ outcome: z.enum(['succeeded', 'partial']), members: z.array(z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.string(), code: z.string().optional() })) });
 
 const search = defineRoute({
   method: 'GET',
@@ -66,8 +55,8 @@ const change = defineRoute({
   permission: 'groups.members.write',
   stepUp: true,
   params: objectIdParams,
-  body: z.object({ add: z.array(guid).max(50).default([]), remove: z.array(guid).max(50).default([]), ticket: z.string().trim().max(200).optional() }),
-  response: memberResult,
+  body: groupMembersChangeSchema,
+  response: groupMembersResultSchema,
   async handle(c) {
     const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: c.body.add, remove: c.body.remove }, { correlationId: c.correlationId, ticket: c.body.ticket || undefined });
     return { body: actionAnswer(result) };
@@ -82,7 +71,7 @@ const remove = defineRoute({
   permission: 'groups.members.write',
   stepUp: true,
   params: z.object({ id: z.string(), memberId: guid }),
-  response: memberResult,
+  response: groupMembersResultSchema,
   async handle(c) {
     const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: [], remove: [c.params.memberId] }, { correlationId: c.correlationId });
     return { body: actionAnswer(result) };
@@ -143,7 +132,7 @@ const owned = defineRoute({
   permission: 'groups.owned.members.write',
   params: objectIdParams,
   body: z.object({ add: z.array(guid).max(50).default([]), remove: z.array(guid).max(50).default([]), ticket }),
-  response: memberResult,
+  response: groupMembersResultSchema,
   async handle(c) {
     const result = await changeGroupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, { add: c.body.add, remove: c.body.remove }, opts(c, c.body.ticket), 'groups.owned.members.write');
     return { body: actionAnswer(result) };

@@ -8,7 +8,7 @@ import { auditActor, nameOf, refusalError, SENSITIVE_ATTRIBUTES, type ActionOpti
 import { changeGroupMembers } from './group-members';
 
 export * from './common';
-export { changeGroupMembers } from './group-members';
+export { changeGroupMembers, groupMembersChangeSchema, groupMembersResultSchema } from './group-members';
 export * from './directory-management';
 
 // The approvable actions on users, executed directly by an operator allowed them, or by the
