@@ -1,4 +1,4 @@
-import { ClusterCliError, getResources, type ClusterCli } from './cluster-cli';
+import { allCliReads, ClusterCliError, getResources, type ClusterCli } from './cluster-cli';
 
 // GET /api/access/autoupdate: the cluster's managed-update state, read-only, from the three
 // singletons. A missing autoupdate_config or autoupdate_version is a warning, not an error; so is
@@ -48,7 +48,7 @@ export const autoUpdateInScope = (cli: ClusterCli, access: { visibleCodes(): Set
 
 export async function readAutoUpdate(cli: ClusterCli, visibleGroup: (name: string) => boolean) {
   const warnings: Warning[] = [];
-  const [config, version, rollout] = await Promise.all([
+  const [config, version, rollout] = await allCliReads([
     readSingleton(cli, 'autoupdate_config', warnings, true),
     readSingleton(cli, 'autoupdate_version', warnings, true),
     readSingleton(cli, 'autoupdate_agent_rollout', warnings, false),

@@ -77,6 +77,17 @@ export function parseJsonArray(stdout: string): unknown[] {
   return v;
 }
 
+/**
+ * Run several CLI reads in parallel and wait for every one to end before failing with the first
+ * error: no tctl process outlives the request that started it (Promise.all would return early).
+ */
+export async function allCliReads<T extends readonly unknown[]>(reads: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(reads as readonly Promise<unknown>[]);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 export async function getResources(cli: ClusterCli, kind: string): Promise<unknown[]> {
   return parseJsonArray((await cli.run(['get', kind, '--format=json'])).stdout);
 }

@@ -1,5 +1,5 @@
 import semver from 'semver';
-import { getInventory, getResources, type ClusterCli } from './cluster-cli';
+import { allCliReads, getInventory, getResources, type ClusterCli } from './cluster-cli';
 
 // Proxies (agents) as the fleet plane shows them, joined on the agent's host UUID across the
 // cluster CLI's lists (COMMANDS.md §6): inventory (services, version, last_seen), windows desktop
@@ -61,7 +61,7 @@ export interface Proxy {
 
 /** Read everything the proxies table needs, in parallel. */
 export async function readSnapshot(cli: ClusterCli): Promise<ClusterSnapshot> {
-  const [instances, desktopServices, desktops, locks] = await Promise.all([
+  const [instances, desktopServices, desktops, locks] = await allCliReads([
     getInventory(cli),
     getResources(cli, 'windows_desktop_service'),
     getResources(cli, 'windows_desktop'), // singular: the plural is not a tctl kind

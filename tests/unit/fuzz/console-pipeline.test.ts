@@ -169,7 +169,8 @@ describe('fuzz: the console pipeline and handlers', () => {
           headers['x-csrf-token'] = who === 'operator' ? csrf : 'nope';
         }
         const p = route.path.replace(/\{\w+\}/g, param);
-        const r = await call(event(route.method, p, { headers, query, body: b64 ? Buffer.from(body).toString('base64') : body, isBase64Encoded: b64 }));
+        // JSON.stringify of a schema's absent body (an optional DELETE body) is undefined: sent as no body
+        const r = await call(event(route.method, p, { headers, query, body: b64 && body !== undefined ? Buffer.from(body).toString('base64') : body, isBase64Encoded: b64 }));
         seen.add(r.statusCode!);
         expect(r.statusCode).toBeLessThan(600);
         if (r.statusCode! >= 400) expect(typeof JSON.parse(r.body!).code).toBe('string');
