@@ -92,7 +92,8 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
 const API_PATHS = /^\/(api|health|openapi)(\/|$)/;
 const INVOKE = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
 
-export function createGateway(opts: GatewayOptions): http.Server {
+/** The gateway as a request listener (for an HTTP or HTTPS server). */
+export function gatewayListener(opts: GatewayOptions): http.RequestListener {
   const routes = new RouteTable<ServiceFunction>();
   if (opts.http) for (const fn of opts.map.functions) for (const r of fn.routes) routes.add(r, fn);
   const byName = new Map<string, ServiceFunction>();
@@ -157,7 +158,7 @@ export function createGateway(opts: GatewayOptions): http.Server {
     return true;
   };
 
-  return http.createServer((req, res) => {
+  return (req, res) => {
     void (async () => {
       const invoke = INVOKE.exec((req.url ?? '').split('?')[0]);
       if (invoke && opts.invoke) return handleInvoke(req, res, decodeURIComponent(invoke[1]));
@@ -169,5 +170,7 @@ export function createGateway(opts: GatewayOptions): http.Server {
       if (!res.headersSent) answer(res, json(500, { code: 'internal_error' }));
       else res.destroy();
     });
-  });
+  };
 }
+
+export const createGateway = (opts: GatewayOptions): http.Server => http.createServer(gatewayListener(opts));
