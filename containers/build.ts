@@ -15,7 +15,9 @@ const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'dist/containers');
 const NODE = JSON.parse(fs.readFileSync(path.join(__dirname, 'node.json'), 'utf8')) as { package: string; version: string; sha256: string };
 const CACHE = path.join(ROOT, 'local/.cache');
+// the console's, fleet's and store's user; the password service has its own (containers/scripts/common.sh)
 const APP_UID = 10001;
+const SERVICE_UID = 10002;
 
 const log = (m: string) => process.stdout.write(`[images] ${m}\n`);
 const run = (cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
@@ -66,8 +68,8 @@ function baseRootfs(rootfs: string) {
   fs.rmSync(rootfs, { recursive: true, force: true });
   for (const d of ['etc', 'tmp', 'app', 'data']) fs.mkdirSync(path.join(rootfs, d), { recursive: true });
   fs.chmodSync(path.join(rootfs, 'tmp'), 0o1777);
-  fs.writeFileSync(path.join(rootfs, 'etc/passwd'), `root:x:0:0:root:/root:/sbin/nologin\nhdc:x:${APP_UID}:${APP_UID}:hdc:/app:/sbin/nologin\n`);
-  fs.writeFileSync(path.join(rootfs, 'etc/group'), `root:x:0:\nhdc:x:${APP_UID}:\n`);
+  fs.writeFileSync(path.join(rootfs, 'etc/passwd'), `root:x:0:0:root:/root:/sbin/nologin\nhdc:x:${APP_UID}:${APP_UID}:hdc:/app:/sbin/nologin\nhdc-pwd:x:${SERVICE_UID}:${SERVICE_UID}:hdc password service:/app:/sbin/nologin\n`);
+  fs.writeFileSync(path.join(rootfs, 'etc/group'), `root:x:0:\nhdc:x:${APP_UID}:\nhdc-pwd:x:${SERVICE_UID}:\n`);
   fs.writeFileSync(path.join(rootfs, 'etc/nsswitch.conf'), 'hosts: files dns\n');
   const ca = '/etc/ssl/certs/ca-certificates.crt';
   if (fs.existsSync(ca)) {
@@ -141,7 +143,7 @@ async function buildNodeImage(img: NodeImage, tag: string, node: string, env: No
     `FROM scratch
 COPY rootfs/ /
 ENV NODE_ENV=production HDC_ENVIRONMENT=Production
-USER ${APP_UID}:${APP_UID}
+USER ${img.role === 'password-service' ? SERVICE_UID : APP_UID}:${img.role === 'password-service' ? SERVICE_UID : APP_UID}
 WORKDIR /app
 EXPOSE ${img.role === 'password-service' ? 9000 : 8080}
 ENTRYPOINT ["/usr/local/bin/node", "/app/main.js"]
@@ -177,7 +179,8 @@ COPY --chown=${APP_UID}:${APP_UID} rootfs/data /data
 USER ${APP_UID}:${APP_UID}
 WORKDIR /data
 EXPOSE 8000
-ENTRYPOINT ["/opt/java/bin/java", "-Djava.library.path=/opt/dynamodb/DynamoDBLocal_lib", "-jar", "/opt/dynamodb/DynamoDBLocal.jar", "-sharedDb", "-dbPath", "/data", "-port", "8000"]
+ENTRYPOINT ["/opt/java/bin/java", "-Djava.library.path=/opt/dynamodb/DynamoDBLocal_lib", "-jar", "/opt/dynamodb/DynamoDBLocal.jar", "-sharedDb", "-dbPath", "/data"]
+CMD ["-port", "8000"]
 LABEL org.opencontainers.image.title="hdc-dynamodb" org.opencontainers.image.version="${tag}"
 `,
   );
