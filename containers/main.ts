@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { loadConfig } from '../lib/config';
+import { loadConfig, loadFleetConfig } from '../lib/config';
 import { startScheduler, type ScheduledJob } from '../lib/gateway/scheduler';
 import { gatewayListener, invokeFunction, type HandlerLoader } from '../lib/gateway/server';
 import { readServiceMap } from '../lib/gateway/service-map';
@@ -47,7 +47,9 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
     clientIpHeader: env.HDC_CLIENT_IP_HEADER?.toLowerCase() || undefined,
   });
 
-  const store = createStore({ endpoint: env.DYNAMODB_ENDPOINT || undefined, tableName: env.HDC_TABLE });
+  // the fleet plane keeps its own table (FLEET_TABLE), the console and its password service theirs (HDC_TABLE)
+  const tableName = image.role === 'fleet' ? loadFleetConfig(env).FLEET_TABLE : env.HDC_TABLE;
+  const store = createStore({ endpoint: env.DYNAMODB_ENDPOINT || undefined, tableName });
   // a self-hosted instance owns its table (DynamoDB Local in its own container, or a table created for it)
   if (image.role !== 'password-service' && env.HDC_CREATE_TABLE !== 'false') await ensureTable(store);
 
