@@ -89,7 +89,7 @@ ENV
 chmod 600 "$INSTANCE/hdc.env.new"
 mv "$INSTANCE/hdc.env.new" "$INSTANCE/hdc.env"
 [ -f "$INSTANCE/config/appsettings.json" ] || echo '{ "Database": { "AutoMigrate": true } }' > "$INSTANCE/config/appsettings.json"
-chmod 644 "$INSTANCE/config/appsettings.json"
+chmod 755 "$INSTANCE/config"; chmod 644 "$INSTANCE/config/appsettings.json"
 
 # secrets: generated once, kept on every re-run; each container's folder readable by its own user only
 key_file() { # <file> <uid>
