@@ -57,11 +57,16 @@ function compareVersions(a: string, b: string): number | undefined {
   return 0;
 }
 
-type DriftState = 'up_to_date' | 'behind' | 'unknown';
+type DriftState = 'up_to_date' | 'behind' | 'unknown' | 'not_compared';
 
-/** The drift the fleet API states for a console (`drift: 'behind'` or `drift: { state }`), when it states one. */
+/**
+ * The drift the fleet API states for a console (`drift: 'behind'` or `drift: { state }`), when it
+ * states one; `drift: null` is "no target set: versions not compared" (spec: Upgrade settings).
+ */
 export function driftFromApi(x: unknown): DriftState | undefined {
-  const d = (x as { drift?: unknown } | undefined)?.drift;
+  if (!x || typeof x !== 'object' || !('drift' in x)) return undefined;
+  const d = (x as { drift?: unknown }).drift;
+  if (d === null) return 'not_compared';
   const raw = typeof d === 'string' ? d : typeof d === 'object' && d ? ((d as Record<string, unknown>).state ?? (d as Record<string, unknown>).badge ?? (d as Record<string, unknown>).status) : undefined;
   if (typeof raw !== 'string') return undefined;
   const k = raw.toLowerCase().replace(/[\s-]+/g, '_');
@@ -76,6 +81,7 @@ export function driftFromApi(x: unknown): DriftState | undefined {
 export function Drift({ version, reference, stated }: { version?: string | null; reference?: string; stated?: DriftState }) {
   const c = version && reference ? compareVersions(version, reference) : undefined;
   const state: DriftState = stated ?? (c === undefined ? 'unknown' : c >= 0 ? 'up_to_date' : 'behind');
+  if (state === 'not_compared') return <span className="muted">Not compared (no target version)</span>;
   if (state === 'unknown') return <span className="badge">Unknown</span>;
   return state === 'up_to_date' ? <span className="badge good">Up to date</span> : <span className="badge warn" title={reference ? `${reference} is out` : undefined}>Behind</span>;
 }
@@ -477,7 +483,7 @@ export function ConsolePage({ me, id }: { me: Me; id: string }) {
       </dl>
       <div className="actions">
         {operates && (
-          <button type="button" disabled={poll.busy} aria-busy={poll.busy} onClick={() => void pollNow()}>
+          <button type="button" data-testid="poll-now" disabled={poll.busy} aria-busy={poll.busy} onClick={() => void pollNow()}>
             {poll.busy ? 'Polling…' : 'Poll now'}
           </button>
         )}
