@@ -58,6 +58,7 @@ const TABLE: Row[] = [
   { route: 'GET /api/access/gateways', path: '/api/access/gateways', expect: signedIn, admin: { status: 200 } },
   { route: 'GET /api/access/autoupdate', path: '/api/access/autoupdate', expect: signedIn, admin: { status: 200 } },
   { route: 'GET /api/consoles/{id}/status', path: `/api/consoles/${ACME_CONSOLE}/status`, expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'POST /api/consoles/{id}/poll', path: `/api/consoles/${ACME_CONSOLE}/poll`, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
   { route: 'GET /api/alerts', path: '/api/alerts', expect: signedIn, admin: { status: 200 } },
   { route: 'GET /api/alerts/settings', path: '/api/alerts/settings', expect: adminRoute, admin: { status: 200 } },
   { route: 'PUT /api/alerts/settings', path: '/api/alerts/settings', body: { failedLoginsThreshold: 20 }, expect: adminRoute, admin: { status: 200 } },

@@ -54,7 +54,8 @@ export async function api<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pa
 export const get = <T = any>(path: string) => api<T>('GET', path);
 export const post = <T = any>(path: string, body?: unknown) => api<T>('POST', path, body ?? {});
 export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
-export const del = <T = any>(path: string) => api<T>('DELETE', path);
+/** A 204 answers `true`: useAction's run() tells a done delete (defined) from a failed one (undefined). */
+export const del = async <T = any>(path: string): Promise<T | true> => (await api<T>('DELETE', path)) ?? true;
 
 /** A file answer (the inventory CSV): fetched with the caller's credentials, then saved by the browser. */
 export async function download(path: string): Promise<void> {
