@@ -7,6 +7,7 @@ import { createClient, deleteClient, getClient, listClients, updateClient, type 
 import { changedConsoleFields, consoleView, createConsole, deleteConsole, listConsoles, updateConsole, type ConsoleRecord, type ConsoleView, type consoleCreateSchema, type consoleUpdateSchema } from './consoles';
 import type { FleetRuntime } from './runtime';
 import { deleteAssignment, putAssignment, type Assignment } from './technicians';
+import { forgetPlan } from './upgrades/plans';
 
 // The fleet plane's register (clients, their consoles, technician assignments) as the routes use
 // it: reads filtered by the caller's scope, and every change written with its audit row
@@ -85,6 +86,7 @@ export async function editConsole(rt: FleetRuntime, current: ConsoleRecord, patc
 
 export async function removeConsole(rt: FleetRuntime, id: string, by: Acting): Promise<void> {
   const c = await deleteConsole(rt.store, id);
+  await forgetPlan(rt.store, c.id); // its upgrade plan is forgotten at once (fleet spec, plan states)
   await rt.audit.append({ event: 'console.delete', outcome: 'success', actor: by.actor, client: c.clientCode, target: consoleTarget(c), correlationId: by.correlationId });
 }
 
