@@ -95,3 +95,10 @@ export async function changeUpgradeSettings(rt: FleetRuntime, input: UpgradeSett
   });
   return next;
 }
+
+/** Console answers with their drift badge: `version` (last successful poll) and `drift` (null: no target set). */
+export async function withDrift<C extends { id: string }>(store: FleetRuntime['store'], consoles: C[]): Promise<Array<C & { version: string | null; drift: Drift | null }>> {
+  if (consoles.length === 0) return [];
+  const [settings, states] = await Promise.all([readUpgradeSettings(store), readPollStates(store)]);
+  return consoles.map((c) => ({ ...c, ...consoleDrift(settings, states.get(c.id)) }));
+}
