@@ -1,7 +1,7 @@
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { z } from 'zod';
 import type { AuditActor } from '../../audit';
-import { conflict } from '../../errors';
+import { conflict, notFound } from '../../errors';
 import type { FleetAccess } from '../access';
 import { listClients } from '../clients';
 import { listConsoles, type ConsoleRecord } from '../consoles';
@@ -160,7 +160,9 @@ export async function generateUpgradePack(rt: FleetRuntime, access: FleetAccess,
   let chosen: ConsoleRecord[];
   if (req.consoleIds) {
     const byId = new Map(consoles.map((c) => [c.id, c]));
-    chosen = [...new Set(req.consoleIds)].map((id) => byId.get(id)!).filter(Boolean);
+    // an unknown id is 404 for everyone (the route's guard already answered technicians alike)
+    if (req.consoleIds.some((id) => !byId.has(id))) throw notFound();
+    chosen = [...new Set(req.consoleIds)].map((id) => byId.get(id)!);
     // named explicitly: everything not already at the target (Behind, or Unknown: the caller's call)
     chosen = chosen.filter((c) => {
       const up = driftOf(versionOf(c), tag) === 'up_to_date';
