@@ -171,7 +171,7 @@ describe('upgrade packs', () => {
     expect(ids).not.toContain(A3); // unknown: only named explicitly
     expect(ids).not.toContain(G1); // globex: not his
     const a1 = r.body.clients[0].consoles.find((c: any) => c.id === A1);
-    expect(a1).toMatchObject({ from: '1.3.0', to: '1.4.0', drift: 'behind', newlyPlanned: true, commands: ['cd <console folder>', "./upgrade.sh 'registry.example.com/hdc/console:1.4.0'"] });
+    expect(a1).toMatchObject({ from: '1.3.0', to: '1.4.0', drift: 'behind', newlyPlanned: true, commands: ['cd <instance directory>', "./upgrade.sh 'registry.example.com/hdc/console:1.4.0'"] });
     expect(r.body.target).toEqual({ tag: '1.4.0', repository: 'registry.example.com/hdc/console', image: 'registry.example.com/hdc/console:1.4.0' });
     const rows = (await auditRowsOf(r.correlationId)).filter((x) => x.event === 'upgrade.planned');
     expect(rows.find((x) => x.target.id === A1)).toMatchObject({ client: 'acme', actor: { name: 'tech-alice' }, details: { id: A1, from: '1.3.0', to: '1.4.0' } });
@@ -204,7 +204,7 @@ describe('upgrade packs', () => {
     const listing = execFileSync('unzip', ['-Z1', path.join(dir, 'pack.zip')], { encoding: 'utf8' }).trim().split('\n').sort();
     expect(listing).toEqual(['acme/', 'acme/README.md', `acme/upgrade-a1-${tag}.upgrades.invalid-8443.sh`, 'acme/upgrade.sh', 'globex/', 'globex/README.md', `globex/upgrade-g1-${tag}.upgrades.invalid-8443.sh`, 'globex/upgrade.sh']);
     execFileSync('unzip', ['-q', path.join(dir, 'pack.zip'), '-d', dir]);
-    expect(fs.readFileSync(path.join(dir, 'globex', `upgrade-g1-${tag}.upgrades.invalid-8443.sh`), 'utf8')).toContain(`exec bash "$here/upgrade.sh" 'registry.example.com/hdc/console:1.4.0'`);
+    expect(fs.readFileSync(path.join(dir, 'globex', `upgrade-g1-${tag}.upgrades.invalid-8443.sh`), 'utf8')).toContain("exec ./upgrade.sh 'registry.example.com/hdc/console:1.4.0'");
     expect(fs.statSync(path.join(dir, 'acme', 'upgrade.sh')).mode & 0o111).toBe(0o111);
     fs.rmSync(dir, { recursive: true, force: true });
     // G1 was planned by the first of the two calls only, under globex

@@ -185,7 +185,7 @@ describe('the zip', () => {
     };
     const files = unzipSync(new Uint8Array(packZip(pack)));
     expect(Object.keys(files).sort()).toEqual(['acme/', 'acme/README.md', 'acme/upgrade-hdc.acme.test.sh', 'acme/upgrade.sh', 'globex/', 'globex/README.md', 'globex/upgrade-10.0.0.5-8443.sh', 'globex/upgrade.sh']);
-    expect(strFromU8(files['acme/upgrade-hdc.acme.test.sh'])).toContain(`exec bash "$here/upgrade.sh" 'ghcr.io/msp/hdc:1.4.0'`);
+    expect(strFromU8(files['acme/upgrade-hdc.acme.test.sh'])).toContain("exec ./upgrade.sh 'ghcr.io/msp/hdc:1.4.0'");
     expect(strFromU8(files['acme/README.md'])).toContain('| https://hdc.acme.test | 1.3.0 | 1.4.0 | `upgrade-hdc.acme.test.sh` |');
     expect(strFromU8(files['globex/upgrade.sh'])).toMatch(/^#!\/usr\/bin\/env bash/);
   });
