@@ -9,5 +9,6 @@ import { routes as consoleStatus } from './console-status';
 import { routes as health } from './health';
 import { routes as nodes } from './nodes';
 import { routes as technicians } from './technicians';
+import { routes as upgrades } from './upgrades';
 
-export const fleetRoutes = { access, alerts, audit, auth, clients, consoles, 'console-status': consoleStatus, health, nodes, technicians };
+export const fleetRoutes = { access, alerts, audit, auth, clients, consoles, 'console-status': consoleStatus, health, nodes, technicians, upgrades };

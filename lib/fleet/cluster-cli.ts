@@ -15,6 +15,8 @@ export class ClusterCliError extends ApiError {
   constructor(
     code: CliErrorCode,
     readonly missing = false,
+    /** `tctl create` without --force of a resource that exists (`<kind> "<name>" already exists`) */
+    readonly exists = false,
   ) {
     super(502, code);
   }
@@ -36,8 +38,13 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface CliOptions {
+  /** written to tctl's standard input (e.g. the resource of `tctl create`: never on the command line) */
+  input?: string;
+}
+
 export interface ClusterCli {
-  run(args: string[]): Promise<CliRun>;
+  run(args: string[], opts?: CliOptions): Promise<CliRun>;
 }
 
 export class Tctl implements ClusterCli {
@@ -48,19 +55,23 @@ export class Tctl implements ClusterCli {
     return [...(this.cfg.ACCESS_AUTH_SERVER ? [`--auth-server=${this.cfg.ACCESS_AUTH_SERVER}`] : []), ...(identity ? ['-i', identity] : [])];
   }
 
-  run(args: string[]): Promise<CliRun> {
+  run(args: string[], opts: CliOptions = {}): Promise<CliRun> {
     // Machine ID: a missing identity means the bot stopped renewing it
     if (this.cfg.ACCESS_MACHINE_ID_IDENTITY && !fs.existsSync(this.cfg.ACCESS_MACHINE_ID_IDENTITY)) {
       return Promise.reject(new ClusterCliError('access_credentials_expired'));
     }
     const argv = [...this.globalArgs(), ...args];
     return new Promise((resolve, reject) => {
-      execFile(this.cfg.TCTL_PATH, argv, { timeout: this.cfg.TCTL_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', env: processEnvironment() }, (err, stdout, stderr) => {
+      const child = execFile(this.cfg.TCTL_PATH, argv, { timeout: this.cfg.TCTL_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', env: processEnvironment() }, (err, stdout, stderr) => {
         if (!err) return resolve({ stdout, stderr }); // stderr with exit 0 carries cluster alerts, not a failure
         const { code, missing } = classifyCliFailure(String(stderr ?? ''));
         logger.warn('cluster CLI failed', { command: args.slice(0, 2).join(' '), code, exit: (err as NodeJS.ErrnoException).code, stderr: String(stderr ?? '').replace(ANSI, '').slice(0, 500) });
-        reject(new ClusterCliError(code, missing));
+        reject(new ClusterCliError(code, missing, /already exists/i.test(String(stderr ?? ''))));
       });
+      if (opts.input !== undefined) {
+        child.stdin?.on('error', () => undefined); // tctl may exit before reading (its error is the answer)
+        child.stdin?.end(opts.input);
+      }
     });
   }
 }

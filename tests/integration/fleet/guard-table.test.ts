@@ -43,6 +43,13 @@ const TABLE: Row[] = [
   { route: 'GET /api/clients/{code}', path: '/api/clients/acme', expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
   { route: 'PUT /api/clients/{code}', path: '/api/clients/acme', body: { notes: 'Two gateways in Lyon' }, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
   { route: 'DELETE /api/clients/{code}', path: '/api/clients/acme', expect: adminRoute, admin: { path: '/api/clients/guard-temp', status: 204 } },
+  { route: 'GET /api/clients/{code}/access-role', path: '/api/clients/acme/access-role', expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  // initech has no role in the fixtures: the administrator creates it (201)
+  { route: 'POST /api/clients/{code}/access-role', path: '/api/clients/acme/access-role', body: {}, expect: adminRoute, admin: { path: '/api/clients/initech/access-role', status: 201 } },
+  { route: 'GET /api/upgrades', path: '/api/upgrades', expect: signedIn, admin: { status: 200 } },
+  { route: 'PUT /api/upgrades/settings', path: '/api/upgrades/settings', body: { targetTag: '' }, expect: adminRoute, admin: { status: 200 } },
+  // no target set (beforeAll): an operator of the console's client passes the guard and gets 409 target_not_set
+  { route: 'POST /api/upgrades/pack', path: '/api/upgrades/pack', body: { consoleIds: [ACME_CONSOLE], format: 'json' }, expect: { operator: { status: 409, code: 'target_not_set' }, viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 409 } },
   { route: 'GET /api/consoles', path: '/api/consoles', expect: signedIn, admin: { status: 200 } },
   { route: 'POST /api/consoles', path: '/api/consoles', body: { clientCode: 'acme', url: 'https://evil.example', token: 'x'.repeat(32) }, expect: adminRoute, admin: { body: { clientCode: 'initech', url: 'https://initech-hdc.clients.example', token: 'guard-temp-token-0123456789' }, status: 201 } },
   { route: 'GET /api/consoles/{id}', path: `/api/consoles/${ACME_CONSOLE}`, expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
@@ -80,7 +87,11 @@ async function state() {
   return { clients: clients.body, technicians: technicians.body, consoles: consoles.body };
 }
 
-beforeAll(() => tctl.reset());
+beforeAll(async () => {
+  tctl.reset();
+  // no upgrade target: the pack row's outcome does not depend on what other files planned
+  expect((await call('PUT', '/api/upgrades/settings', { ...(await adminAuth()), body: { targetTag: '' } })).status).toBe(200);
+});
 
 it('covers every route the fleet plane declares', () => {
   const declared = Object.values(fleetRoutes)
@@ -108,7 +119,7 @@ describe.each(['anonymous', 'outsider', 'viewer', 'operator'] as const)('as %s',
       if (!expected.audit) expect(row_).toBeUndefined(); // anonymous calls are not audited (docs/decisions-fleet.md)
       expect(await state()).toEqual(before);
       // never reached the cluster CLI with a change
-      expect(tctl.commandsSince(mark).filter((c) => c[0] === 'lock' || c[0] === 'rm')).toEqual([]);
+      expect(tctl.commandsSince(mark).filter((c) => c[0] === 'lock' || c[0] === 'rm' || c[0] === 'create')).toEqual([]);
     }
   });
 });
