@@ -23,6 +23,8 @@ import type { FleetRuntime } from './runtime';
 // The guided install of a new client proxy as the routes use it (functions/fleet/deployments.ts):
 // every step audited under the deployment's client; the join token created by an administrator
 // and revoked by the desktop check once the new proxy's desktop is seen (spec: Levels).
+// Audit details never use a key with "token" in it (the audit writer redacts those): the token's
+// handle is `target.id` of token.* rows and `joinHandle` elsewhere.
 
 /** Where the install puts the join token on the new proxy (teleport.yaml names the file, not the value). */
 export const TOKEN_FILE = '/var/lib/teleport/join-token';
@@ -57,7 +59,7 @@ export async function generateDeployment(rt: FleetRuntime, input: DeploymentGene
   }
   const d: Deployment = { ...draft, tokenHash: issued.tokenHash, tokenId: issued.tokenId, tokenExpires: issued.expires };
   await insertDeployment(rt.store, d);
-  await auditDeployment(rt, by, d, 'deployment.generate', 'success', { tokenId: d.tokenId, ttlHours: input.ttlHours, expires: d.tokenExpires, domain: d.domain });
+  await auditDeployment(rt, by, d, 'deployment.generate', 'success', { joinHandle: d.tokenId, ttlHours: input.ttlHours, expires: d.tokenExpires, domain: d.domain });
   return {
     deployment: deploymentView(d),
     joinToken: { token: issued.token, tokenId: issued.tokenId, expires: issued.expires, roles: issued.roles, file: TOKEN_FILE },

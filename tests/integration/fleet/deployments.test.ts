@@ -59,7 +59,7 @@ describe('POST /api/deployment/generate', () => {
     expect(joinToken).toMatchObject({ token: expect.stringMatching(/^[0-9a-f]{32}$/), roles: ['WindowsDesktop'], file: '/var/lib/teleport/join-token' });
     expect(tctl.commandsSince(mark)).toEqual([['tokens', 'add', '--type=windowsdesktop', `--labels=client_code=acme,fleet-deployment=${deployment.id},fleet-managed=true`, '--ttl=4h', '--format=json']]);
     expect(hasToken(joinToken.token)).toBe(true);
-    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'deployment.generate', outcome: 'success', client: 'acme', target: { id: deployment.id, kind: 'deployment' }, details: { tokenId: joinToken.tokenId, ttlHours: 4 } });
+    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'deployment.generate', outcome: 'success', client: 'acme', target: { id: deployment.id, kind: 'deployment' }, details: { joinHandle: joinToken.tokenId, ttlHours: 4 } });
     // the status is the client's viewers' to see, without the token
     const v = await call('GET', `/api/deployment/${deployment.id}`, await personaHeaders('viewer'));
     expect(v.status).toBe(200);

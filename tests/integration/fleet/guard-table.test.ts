@@ -96,7 +96,8 @@ const METHOD = (route: string) => route.split(' ')[0];
 async function state() {
   const auth = await adminAuth();
   const [clients, technicians, consoles, deployments, tokens] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles', '/api/deployment', '/api/bundles/proxy-tokens'].map((p) => call('GET', p, auth)));
-  return { clients: clients.body, technicians: technicians.body, consoles: consoles.body, deployments: deployments.body, tokens: tokens.body };
+  // join tokens by handle (the fake shifts their expiry to the clock at each read)
+  return { clients: clients.body, technicians: technicians.body, consoles: consoles.body, deployments: deployments.body, tokens: tokens.body?.tokens?.map((t: any) => t.tokenId).sort() };
 }
 
 const made = { deployment: '', adminDeployment: '' };
