@@ -149,6 +149,10 @@ export const WORDS: Record<string, string> = {
   secrets_key_missing: 'The key that protects channel secrets is missing on the server.',
   too_many_channels: 'Too many channels: remove one first.',
   too_many_requests: 'Too many requests. Try again in a moment.',
+  // console upgrades and per-client access roles
+  nothing_to_upgrade: 'Every chosen console is already at the target version.',
+  target_not_set: 'Set a target version first.',
+  would_overwrite: 'A role of that name already exists and was not made by the fleet plane: replace it only on purpose.',
   // proxy deployments and join tokens
   deployment_exists: 'That deployment already exists.',
   deployment_gone: 'That deployment was removed meanwhile.',
