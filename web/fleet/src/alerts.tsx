@@ -90,7 +90,7 @@ export function AlertsPage({ me }: { me: Me }) {
                   <td>
                     <AlertClient a={a} />
                   </td>
-                  <td>{when(a.firedAt)}</td>
+                  <td className="when">{when(a.firedAt)}</td>
                 </tr>
               ))}
               {data.active.length === 0 && (
@@ -113,7 +113,7 @@ export function AlertsPage({ me }: { me: Me }) {
             <tbody>
               {data.history.map((h) => (
                 <tr key={h.id}>
-                  <td>{when(h.at)}</td>
+                  <td className="when">{when(h.at)}</td>
                   <td>{h.event}</td>
                   <td>{h.alert ? <AlertLink a={h.alert} /> : 'Test notification'}</td>
                   {me.admin && <td>{h.deliveries?.map(deliveryText).join('; ') || '—'}</td>}

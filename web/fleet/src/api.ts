@@ -24,7 +24,8 @@ async function request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, 
   const h: Record<string, string> = { accept };
   const token = localToken();
   if (token) h.authorization = `Bearer ${token}`;
-  if (body !== undefined) h['content-type'] = 'application/json';
+  // every state-changing call is JSON, a DELETE without a body included (415 json_required otherwise)
+  if (body !== undefined || method !== 'GET') h['content-type'] = 'application/json';
   let r: Response;
   try {
     r = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
