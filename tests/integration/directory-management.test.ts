@@ -14,12 +14,6 @@ import { seedDirectory } from '../../local/seed-app';
 import type { ConsoleClient } from '../../local/console-client';
 import { auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
 
-// These tests pass alone (HDC_KEEP_DIRECTORY=1 npm test -- tests/integration/directory-management.test.ts
-// with HDC_DIRECTORY_MANAGEMENT=1); they run in the full suite once proven there in its order
-// (issue 13; the causes are fixed below: DCs compared with multi-valued attributes sorted, a fresh
-// session for the no-step-up check, the export status computed from the current delegations).
-const describeInIsolation = process.env.HDC_DIRECTORY_MANAGEMENT === '1' ? describe : describe.skip;
-
 // Moves, renames and groups (console spec) through the real routes against the Samba directory,
 // with the write account holding exactly the exported rights model: applied here through LDAP
 // (the ACEs the delegation script would write), checked with the write account itself (a
@@ -152,7 +146,7 @@ afterAll(async () => {
   dir?.stop();
 }, 120_000);
 
-describeInIsolation('the exported rights model on the real directory', () => {
+describe('the exported rights model on the real directory', () => {
   it('is reported missing, then works for the write account once applied, and nothing outside it does', async () => {
     const before = await delegationExportStatus(dir, writeModel);
     const moveMissing = before.missing.some((m) => m.ace.startsWith('(OA;CI;CC;user;'));
@@ -211,7 +205,7 @@ describeInIsolation('the exported rights model on the real directory', () => {
   });
 });
 
-describeInIsolation('users.move', () => {
+describe('users.move', () => {
   it('moves a user between managed OUs and back, audited with from and to', async () => {
     const mark = await auditMark();
     let r = await superC.post(`/api/users/${ids['dm-user1']}/move`, { destination: ouGuid[B_USERS], ticket: 'T-MOVE-1' });
@@ -292,7 +286,7 @@ describeInIsolation('users.move', () => {
   });
 });
 
-describeInIsolation('users.rename and users.rename.login', () => {
+describe('users.rename and users.rename.login', () => {
   it('renames cn, displayName, givenName and sn (old and new values audited), and back', async () => {
     const mark = await auditMark();
     let r = await superC.post(`/api/users/${ids['dm-user1']}/rename`, { cn: 'dm-user1, renamed', displayName: 'Dora Renamed', givenName: 'Dorothea', sn: null });
@@ -363,7 +357,7 @@ describeInIsolation('users.rename and users.rename.login', () => {
   });
 });
 
-describeInIsolation('groups', () => {
+describe('groups', () => {
   it('creates a group in an OU of the scope, refuses a taken name and OUs that are never touched', async () => {
     const mark = await auditMark();
     const r = await superC.post('/api/groups', { ou: ouGuid[M_GROUPS], name: 'dm-group1', description: 'directory management test' });
