@@ -16,6 +16,8 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
+    // the images on the local directory (podman): after the e2e tests, the directory still running
+    { ...common, displayName: 'containers', testMatch: ['<rootDir>/tests/containers/**/*.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
   ],
