@@ -86,7 +86,7 @@ describeWithPodman('a self-hosted instance from the images', () => {
     // a failure's evidence: the containers' last lines (no secret is ever logged: asserted above)
     for (const c of ['console', 'password-service']) console.log(`--- podman logs ${NAME}-${c}\n${podman('logs', '--tail', '15', `${NAME}-${c}`).out}`);
     if (process.env.HDC_KEEP_INSTANCE === '1') return;
-    podman('rm', '-f', '-t', '2', `${NAME}-console`, `${NAME}-password-service`, `${NAME}-db`);
+    podman('rm', '-f', '-t', '2', `${NAME}-console`, `${NAME}-password-service`, `${NAME}-db`, `${NAME}-fleet`);
     fs.rmSync(secretsIn, { recursive: true, force: true });
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -127,6 +127,30 @@ describeWithPodman('a self-hosted instance from the images', () => {
     expect(r.out).toContain('EACCES');
     expect(r.out).not.toContain(t.laps.password);
   });
+
+  it('the fleet image serves its API, its dashboard and schedules its 60-second poll (beside the instance\'s store)', async () => {
+    podman('rm', '-f', `${NAME}-fleet`);
+    const run = podman('run', '-d', '--name', `${NAME}-fleet`, '--network', 'host',
+      '-e', 'HDC_LISTEN=127.0.0.1', '-e', `HDC_PORT=${PORT + 7}`, '-e', `DYNAMODB_ENDPOINT=http://127.0.0.1:${PORT + 2}`, '-e', 'FLEET_TABLE=hdc-fleet',
+      '-e', 'AWS_REGION=local', '-e', 'AWS_ACCESS_KEY_ID=local', '-e', 'AWS_SECRET_ACCESS_KEY=local', `localhost/hdc-fleet:${TAG_A}`);
+    expect(run.code).toBe(0);
+    try {
+      const base = `http://127.0.0.1:${PORT + 7}`;
+      let live = 0;
+      for (let i = 0; i < 60 && live !== 200; i++) {
+        live = await fetch(`${base}/health/live`).then((r) => r.status, () => 0);
+        if (live !== 200) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(live).toBe(200);
+      expect(await (await fetch(`${base}/proxies`)).text()).toContain('<!doctype html>');
+      const nodes = await fetch(`${base}/api/nodes`);
+      expect(nodes.status).toBe(401);
+      expect(typeof ((await nodes.json()) as { code: string }).code).toBe('string');
+      expect(podman('logs', `${NAME}-fleet`).out).toMatch(/scheduler started.*fleetPoll rate\(1 minute\)/);
+    } finally {
+      podman('rm', '-f', '-t', '2', `${NAME}-fleet`);
+    }
+  }, 120_000);
 
   it('signs in through the containerised console and reveals a LAPS password through the password-service container', async () => {
     const masterKey = Buffer.from(fs.readFileSync(path.join(dir, 'secrets/console/master.key'), 'utf8').trim(), 'base64');
