@@ -1,7 +1,7 @@
 // Three projects: unit (no outside system), integration (real Samba AD, DynamoDB Local,
 // serverless-offline) and e2e (the web app in Debian's Chromium against the same stack).
 const common = {
-  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'], '^.+\\.sh$': '<rootDir>/tests/support/text-transform.js' },
   transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|dynamodb-toolbox|ldapts|otpauth)/)'],
   moduleNameMapper: {
     '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',

@@ -56,6 +56,10 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
   const tls = env.HDC_TLS_CERT_FILE && env.HDC_TLS_KEY_FILE ? { cert: fs.readFileSync(env.HDC_TLS_CERT_FILE), key: fs.readFileSync(env.HDC_TLS_KEY_FILE) } : undefined;
   const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
   server.requestTimeout = 65_000;
+  // an idle kept-alive connection is closed by the client first (Node's agents and proxies close
+  // theirs within 5-60 s): a server closing at the same moment makes a client's reuse hang up
+  server.keepAliveTimeout = 75_000;
+  server.headersTimeout = 76_000;
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   logger.info('container listening', { role: image.role, port, tls: Boolean(tls) });
 

@@ -93,7 +93,8 @@ chmod 755 "$INSTANCE/config"; chmod 644 "$INSTANCE/config/appsettings.json"
 
 # secrets: generated once, kept on every re-run; each container's folder readable by its own user only
 key_file() { # <file> <uid>
-  [ -s "$1" ] || head -c 32 /dev/urandom > "$1"
+  # 32 random bytes, base64 (the format the console and the password service read)
+  [ -s "$1" ] || head -c 32 /dev/urandom | base64 -w0 > "$1"
   chown "$2:$2" "$1"; chmod 600 "$1"
 }
 secret_from() { # <source file> <dest> <uid>

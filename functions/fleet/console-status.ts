@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import type { ConsoleRecord } from '@lib/fleet/consoles';
 import { fleetHandler } from '@lib/fleet/http';
+import { pollConsoleNow } from '@lib/fleet/poll/now';
 import { consolePollView } from '@lib/fleet/poll/view';
 import { consoleResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
+
+const idParams = z.object({ id: z.uuid() });
 
 const status = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRecord>({
   method: 'GET',
@@ -11,12 +14,25 @@ const status = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRec
   summary: "A console's last poll: result, version, health, audit chain, DCs, certificate (viewer of its client)",
   access: 'client',
   level: 'viewer',
-  params: z.object({ id: z.uuid() }),
+  params: idParams,
   resource: consoleResource,
   async handle({ rt, params }) {
     return { body: await consolePollView(rt.store, params.id) };
   },
 });
 
-export const routes = [status];
+const pollNow = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRecord>({
+  method: 'POST',
+  path: '/api/consoles/{id}/poll',
+  summary: 'Poll the console now (operator of its client; 6 a minute per console; audited console.poll); answers its last poll as GET .../status does',
+  access: 'client',
+  level: 'operator',
+  params: idParams,
+  resource: consoleResource,
+  async handle({ rt, addressed, actor, correlationId }) {
+    return { body: await pollConsoleNow(rt, addressed!.resource, { actor, correlationId }) };
+  },
+});
+
+export const routes = [status, pollNow];
 export const handler = fleetHandler(routes);

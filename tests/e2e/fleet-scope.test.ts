@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { NODE } from '../integration/fleet/support';
+import { NODE, stack as fleetStack } from '../integration/fleet/support';
 import { criticalViolations, launch, screenshot, type Watched } from './support';
 import { hostsShown, platformContext, proxiesShown } from './fleet-support';
 
@@ -20,6 +20,8 @@ afterAll(async () => {
 // what tech-alice (operator of acme only) must never receive: other clients' names, codes, hosts,
 // and the cluster's own nodes (administrators only)
 const FOREIGN = [/globex/i, /initech/i, /teleport-main/, /Hank Scorpio/, /mallory/];
+const ACME_CONSOLE = fleetStack.consoles.find((c) => c.clientCode === 'acme')!.id;
+const GLOBEX_CONSOLE = fleetStack.consoles.find((c) => c.clientCode === 'globex')!.id;
 
 test("a technician of one client: only that client's data on every screen and in every response", async () => {
   const w: Watched = await platformContext(browser, 'fleet-tech-alice', 'tech-alice', ['fleet-technician']);
@@ -46,6 +48,7 @@ test("a technician of one client: only that client's data on every screen and in
     [`/proxies/${NODE.acmeGw01}`, 'h1'],
     ['/clients', '[data-testid="client-acme"]'],
     ['/clients/acme', 'h1'],
+    [`/consoles/${ACME_CONSOLE}`, '[data-testid="last-poll"]'],
     ['/alerts', '[data-testid="alerts-history"]'],
     ['/audit', '[data-testid="audit"]'],
     ['/access', '[data-testid="gateways"]'],
@@ -60,6 +63,14 @@ test("a technician of one client: only that client's data on every screen and in
   await page.getByRole('button', { name: 'Edit client' }).waitFor();
   expect(await page.getByRole('button', { name: 'Remove client' }).count()).toBe(0);
   expect(await page.getByRole('button', { name: 'Register a client' }).count()).toBe(0);
+  expect(await page.getByRole('button', { name: 'Add a console' }).count()).toBe(0);
+  // and poll its console now, edit it (client, token), not remove it
+  await page.goto(`/consoles/${ACME_CONSOLE}`);
+  await page.getByRole('button', { name: 'Poll now' }).click();
+  await page.getByTestId('poll-now-result').filter({ hasText: /^Polled now: / }).waitFor();
+  expect(await page.getByRole('button', { name: 'Edit console' }).count()).toBe(1);
+  expect(await page.getByRole('button', { name: 'Remove console' }).count()).toBe(0);
+  await text();
 
   // out of scope and unknown: the same page
   const notFound = async (path: string) => {
@@ -71,6 +82,8 @@ test("a technician of one client: only that client's data on every screen and in
   expect(await notFound(`/proxies/${NODE.globexGw01}`)).toBe(unknown);
   expect(await notFound('/clients/globex')).toBe(unknown);
   expect(await notFound('/clients/no-such-client')).toBe(unknown);
+  expect(await notFound(`/consoles/${GLOBEX_CONSOLE}`)).toBe(unknown);
+  expect(await notFound('/consoles/00000000-0000-4000-8000-0000000000ff')).toBe(unknown);
   expect(await notFound('/technicians')).toBe(unknown);
   expect(await notFound('/alerts/settings')).toBe(unknown);
   await text();
@@ -97,6 +110,9 @@ test('a viewer is offered no lock and no edit; the header lists each client with
   await page.goto('/clients/acme');
   await page.getByRole('heading', { name: /Acme Industries/ }).waitFor();
   expect(await page.getByRole('button', { name: 'Edit client' }).count()).toBe(0);
+  await page.goto(`/consoles/${ACME_CONSOLE}`);
+  await page.getByTestId('last-poll').waitFor();
+  for (const name of ['Poll now', 'Edit console', 'Remove console']) expect([name, await page.getByRole('button', { name }).count()]).toEqual([name, 0]);
   await w.context.close();
 });
 

@@ -19,7 +19,8 @@ export interface Received {
 export interface HttpsReceiver {
   url: string;
   received: Received[];
-  answer: (r: Received) => number;
+  /** the status to answer, or a status with a JSON body (a console's status answer) */
+  answer: (r: Received) => number | { status: number; json: unknown };
   close(): Promise<void>;
 }
 
@@ -36,7 +37,9 @@ export async function startHttpsReceiver(caFile: string): Promise<HttpsReceiver>
     req.on('end', () => {
       const r: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       out.received.push(r);
-      res.writeHead(out.answer(r)).end();
+      const a = out.answer(r);
+      if (typeof a === 'number') res.writeHead(a).end();
+      else res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.json));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

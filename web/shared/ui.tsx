@@ -81,10 +81,15 @@ export function RouterProvider({ children }: { children: ReactNode }) {
   return <RouteCtx.Provider value={{ path, go }}>{children}</RouteCtx.Provider>;
 }
 export const useRoute = () => useContext(RouteCtx);
-export function Link({ to, children, className }: { to: string; children: ReactNode; className?: string }) {
+/**
+ * A link of the app. It is the current page (aria-current) on its path and the paths below it,
+ * unless `exact`; `alsoUnder` names other sections it stands for (the fleet's consoles under Clients).
+ */
+export function Link({ to, children, className, exact, alsoUnder }: { to: string; children: ReactNode; className?: string; exact?: boolean; alsoUnder?: string[] }) {
   const { go, path } = useRoute();
   const here = path.split('?')[0];
-  const current = path === to || here === to || (to !== '/' && here.startsWith(`${to}/`));
+  const below = (p: string) => p !== '/' && here.startsWith(`${p}/`);
+  const current = path === to || here === to || (!exact && below(to)) || (alsoUnder ?? []).some(below);
   return (
     <a
       href={to}

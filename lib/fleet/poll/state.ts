@@ -1,6 +1,6 @@
 import type { PeerCertificate } from '../../outbound/https';
 import type { Store } from '../../store';
-import { deleteRecord, queryRecords, putRecord } from '../../store/records';
+import { deleteRecord, getRecord, queryRecords, putRecord } from '../../store/records';
 import type { ConsoleStatus, PollResult } from './status';
 
 // Each console's last known state (pk POLLSTATE, sk <console id>), written after every poll:
@@ -87,6 +87,10 @@ export function nextPollState(prev: ConsolePollState | undefined, consoleId: str
 
 export async function readPollStates(store: Store): Promise<Map<string, ConsolePollState>> {
   return new Map((await queryRecords<ConsolePollState>(store, POLLSTATE_PK)).map((r) => [r.sk, r.data]));
+}
+
+export async function readPollState(store: Store, consoleId: string): Promise<ConsolePollState | undefined> {
+  return (await getRecord<ConsolePollState>(store, POLLSTATE_PK, consoleId))?.data;
 }
 
 export async function writePollState(store: Store, s: ConsolePollState): Promise<void> {

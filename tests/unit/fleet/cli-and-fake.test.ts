@@ -45,6 +45,13 @@ describe('tctl error texts → stable codes', () => {
 });
 
 describe('reads through the fake tctl', () => {
+  it('answers a list past 64 KiB whole through a pipe (5 000 proxies)', async () => {
+    const one = JSON.parse(fs.readFileSync(path.join(dir, 'inventory_ls.json'), 'utf8'))[0];
+    const many = Array.from({ length: 2000 }, (_, i) => ({ ...one, metadata: { ...one.metadata, name: `${i}-${one.metadata.name}` } }));
+    fs.writeFileSync(path.join(dir, 'inventory_ls.json'), JSON.stringify(many));
+    const out = await getInventory(cli);
+    expect(out).toHaveLength(2000);
+  });
   it('runs the documented command lines with the identity flags and parses the real shapes', async () => {
     const snap = await readSnapshot(cli);
     expect(snap.instances).toHaveLength(5);

@@ -168,7 +168,7 @@ export function AuditPage({ me }: { me: Me }) {
           {rows.map((r) => (
             <tr key={r.seq}>
               <td>{r.seq}</td>
-              <td>{when(r.at)}</td>
+              <td className="when">{when(r.at)}</td>
               <td>{r.event}</td>
               <td>
                 {r.outcome}
@@ -243,7 +243,7 @@ export function AccessPage() {
                 <td>{g.status}</td>
                 <td>{g.version ?? '—'}</td>
                 <td>{g.windowsServers}</td>
-                <td>{when(g.lastSeen)}</td>
+                <td className="when">{when(g.lastSeen)}</td>
               </tr>
             ))}
           </tbody>

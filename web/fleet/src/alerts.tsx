@@ -12,6 +12,7 @@ interface Alert {
   kind: string;
   severity: 'warning' | 'critical';
   clientCode?: string;
+  params?: Record<string, unknown>;
   subject: string;
   link?: string;
   firedAt: string;
@@ -45,6 +46,19 @@ function AlertLink({ a }: { a: Alert }) {
   return a.link && a.link !== '/' ? <Link to={a.link}>{a.subject}</Link> : <>{a.subject}</>;
 }
 
+/**
+ * The client an alert concerns. Without a client code: a proxy serving several clients (or none)
+ * names those it serves; only the fleet plane's own alerts (identity, access proxy certificate)
+ * are "fleet plane".
+ */
+function AlertClient({ a }: { a: Alert }) {
+  if (a.clientCode) return <Link to={`/clients/${a.clientCode}`}>{a.clientCode}</Link>;
+  const served = Array.isArray(a.params?.clientCodes) ? (a.params.clientCodes as unknown[]).filter((c): c is string => typeof c === 'string') : [];
+  if (served.length) return <>{served.join(', ')}</>;
+  if (a.kind.startsWith('identity') || a.key === 'access:cert') return <>fleet plane</>;
+  return <span className="muted">no client</span>;
+}
+
 export function AlertsPage({ me }: { me: Me }) {
   const { data, error } = usePolled(() => get<AlertsView>('/api/alerts'), []);
   return (
@@ -73,8 +87,10 @@ export function AlertsPage({ me }: { me: Me }) {
                   <td>
                     <AlertLink a={a} /> <span className="muted">({a.kind})</span>
                   </td>
-                  <td>{a.clientCode ? <Link to={`/clients/${a.clientCode}`}>{a.clientCode}</Link> : 'fleet plane'}</td>
-                  <td>{when(a.firedAt)}</td>
+                  <td>
+                    <AlertClient a={a} />
+                  </td>
+                  <td className="when">{when(a.firedAt)}</td>
                 </tr>
               ))}
               {data.active.length === 0 && (
@@ -97,7 +113,7 @@ export function AlertsPage({ me }: { me: Me }) {
             <tbody>
               {data.history.map((h) => (
                 <tr key={h.id}>
-                  <td>{when(h.at)}</td>
+                  <td className="when">{when(h.at)}</td>
                   <td>{h.event}</td>
                   <td>{h.alert ? <AlertLink a={h.alert} /> : 'Test notification'}</td>
                   {me.admin && <td>{h.deliveries?.map(deliveryText).join('; ') || '—'}</td>}

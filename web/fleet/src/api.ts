@@ -24,7 +24,8 @@ async function request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, 
   const h: Record<string, string> = { accept };
   const token = localToken();
   if (token) h.authorization = `Bearer ${token}`;
-  if (body !== undefined) h['content-type'] = 'application/json';
+  // every state-changing call is JSON, a DELETE without a body included (415 json_required otherwise)
+  if (body !== undefined || method !== 'GET') h['content-type'] = 'application/json';
   let r: Response;
   try {
     r = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
@@ -54,7 +55,8 @@ export async function api<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pa
 export const get = <T = any>(path: string) => api<T>('GET', path);
 export const post = <T = any>(path: string, body?: unknown) => api<T>('POST', path, body ?? {});
 export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
-export const del = <T = any>(path: string) => api<T>('DELETE', path);
+/** A 204 answers `true`: useAction's run() tells a done delete (defined) from a failed one (undefined). */
+export const del = async <T = any>(path: string): Promise<T | true> => (await api<T>('DELETE', path)) ?? true;
 
 /** A file answer (the inventory CSV): fetched with the caller's credentials, then saved by the browser. */
 export async function download(path: string): Promise<void> {

@@ -101,10 +101,14 @@ function Nav({ me }: { me: Me }) {
           <Link to="/proxies">Proxies</Link>
         </li>
         <li>
-          <Link to="/clients">Clients</Link>
+          <Link to="/clients" alsoUnder={['/consoles']}>
+            Clients
+          </Link>
         </li>
         <li>
-          <Link to="/alerts">Alerts</Link>
+          <Link to="/alerts" exact>
+            Alerts
+          </Link>
         </li>
         {me.admin && (
           <li>

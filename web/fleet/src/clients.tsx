@@ -33,7 +33,9 @@ interface PollView {
   polled: boolean;
   polledAt?: string;
   ok?: boolean;
+  ms?: number;
   error?: string;
+  detail?: string;
   httpStatus?: number;
   consecutiveFailures?: number;
   lastSuccessAt?: string | null;
@@ -55,15 +57,35 @@ function compareVersions(a: string, b: string): number | undefined {
   return 0;
 }
 
+type DriftState = 'up_to_date' | 'behind' | 'unknown' | 'not_compared';
+
 /**
- * Up to date / Behind / Unknown against the reference version: the upgrade target when one is set
- * (GET /api/upgrades), else the newest version the caller's consoles report.
+ * The drift the fleet API states for a console (`drift: 'behind'` or `drift: { state }`), when it
+ * states one; `drift: null` is "no target set: versions not compared" (spec: Upgrade settings).
  */
-export function Drift({ version, reference }: { version?: string | null; reference?: string }) {
-  const c = version && reference ? compareVersions(version, reference) : undefined;
-  if (c === undefined) return <span className="badge">Unknown</span>;
-  return c >= 0 ? <span className="badge good">Up to date</span> : <span className="badge warn" title={`${reference} is out`}>Behind</span>;
+export function driftFromApi(x: unknown): DriftState | undefined {
+  if (!x || typeof x !== 'object' || !('drift' in x)) return undefined;
+  const d = (x as { drift?: unknown }).drift;
+  if (d === null) return 'not_compared';
+  const raw = typeof d === 'string' ? d : typeof d === 'object' && d ? ((d as Record<string, unknown>).state ?? (d as Record<string, unknown>).badge ?? (d as Record<string, unknown>).status) : undefined;
+  if (typeof raw !== 'string') return undefined;
+  const k = raw.toLowerCase().replace(/[\s-]+/g, '_');
+  return k === 'up_to_date' || k === 'behind' || k === 'unknown' ? k : undefined;
 }
+
+/**
+ * Up to date / Behind / Unknown (spec: Console drift): as the API states it when it does; else
+ * against the reference version: the upgrade target when one is set (GET /api/upgrades), else the
+ * newest version the caller's consoles report (docs/decisions.md, "Fleet drift without upgrade routes").
+ */
+export function Drift({ version, reference, stated }: { version?: string | null; reference?: string; stated?: DriftState }) {
+  const c = version && reference ? compareVersions(version, reference) : undefined;
+  const state: DriftState = stated ?? (c === undefined ? 'unknown' : c >= 0 ? 'up_to_date' : 'behind');
+  if (state === 'not_compared') return <span className="muted">Not compared (no target version)</span>;
+  if (state === 'unknown') return <span className="badge">Unknown</span>;
+  return state === 'up_to_date' ? <span className="badge good">Up to date</span> : <span className="badge warn" title={reference ? `${reference} is out` : undefined}>Behind</span>;
+}
+const statedDrift = (c: ConsoleWithPoll) => driftFromApi(c) ?? driftFromApi(c.poll);
 
 async function withPolls(consoles: Console[]): Promise<ConsoleWithPoll[]> {
   return Promise.all(consoles.map(async (c) => ({ ...c, poll: await get<PollView>(`/api/consoles/${c.id}/status`).catch(() => undefined) })));
@@ -120,7 +142,7 @@ function ConsolesTable({ consoles, reference }: { consoles: ConsoleWithPoll[]; r
             <td>{c.clientCode}</td>
             <td>{c.poll?.version ?? '—'}</td>
             <td>
-              <Drift version={c.poll?.version} reference={reference} />
+              <Drift version={c.poll?.version} reference={reference} stated={statedDrift(c)} />
             </td>
             <td>{c.poll?.health ?? '—'}</td>
             <td>
@@ -204,6 +226,7 @@ export function ClientPage({ me, code }: { me: Me; code: string }) {
   }, [code]);
   const [editing, setEditing] = useState(false);
   const [removing, setRemoving] = useState(false);
+  const [adding, setAdding] = useState(false);
   const remove = useAction();
   if (error instanceof ApiFailure && error.status === 404) return <NotFound />;
   if (!data) return error ? <ErrorText error={error} /> : <p aria-busy="true">Loading…</p>;
@@ -237,6 +260,8 @@ export function ClientPage({ me, code }: { me: Me; code: string }) {
         <dd>
           <Link to={`/proxies?q=${encodeURIComponent(c.code)}`}>Proxies of {c.name}</Link>
         </dd>
+        <dt>Your level</dt>
+        <dd data-testid="your-level">{me.admin ? 'administrator' : level}</dd>
       </dl>
       <div className="actions">
         {level === 'operator' && (
@@ -251,7 +276,15 @@ export function ClientPage({ me, code }: { me: Me; code: string }) {
         )}
       </div>
       <h2>Consoles</h2>
+      {me.admin && (
+        <div className="actions">
+          <button type="button" className="secondary" onClick={() => setAdding(true)}>
+            Add a console
+          </button>
+        </div>
+      )}
       <ConsolesTable consoles={data.consoles} reference={data.reference} />
+      {adding && <ConsoleDialog me={me} clients={[c]} onClose={() => setAdding(false)} onSaved={() => (setAdding(false), void refresh())} />}
       {editing && <ClientDialog client={c} onClose={() => setEditing(false)} onSaved={() => (setEditing(false), void refresh())} />}
       {removing && (
         <Modal title={`Remove ${c.name}`} onClose={() => setRemoving(false)}>
@@ -399,10 +432,21 @@ export function ConsolePage({ me, id }: { me: Me; id: string }) {
   const [editing, setEditing] = useState(false);
   const [removing, setRemoving] = useState(false);
   const remove = useAction();
+  const poll = useAction();
+  const [polled, setPolled] = useState<PollView>();
   if (error instanceof ApiFailure && error.status === 404) return <NotFound />;
   if (!data) return error ? <ErrorText error={error} /> : <p aria-busy="true">Loading…</p>;
   const { c } = data;
   const p = c.poll;
+  const operates = levelOf(me, c.clientCode) === 'operator';
+  const pollNow = async () => {
+    setPolled(undefined);
+    const r = await poll.run(() => post<PollView>(`/api/consoles/${c.id}/poll`));
+    if (r) {
+      setPolled(r);
+      void refresh();
+    }
+  };
   return (
     <section aria-labelledby="console-title">
       <p>
@@ -420,7 +464,7 @@ export function ConsolePage({ me, id }: { me: Me; id: string }) {
         <dd>{c.ca ? 'set' : 'none (system store)'}</dd>
         <dt>Version</dt>
         <dd>
-          {p?.version ?? '—'} <Drift version={p?.version} reference={data.reference} />
+          {p?.version ?? '—'} <Drift version={p?.version} reference={data.reference} stated={statedDrift(c)} />
         </dd>
         <dt>Last poll</dt>
         <dd data-testid="last-poll">
@@ -438,11 +482,16 @@ export function ConsolePage({ me, id }: { me: Me; id: string }) {
         <dd>{p?.certificate ? `${p.certificate.subject}, valid to ${when(p.certificate.validTo)}` : '—'}</dd>
       </dl>
       <div className="actions">
+        {operates && (
+          <button type="button" data-testid="poll-now" disabled={poll.busy} aria-busy={poll.busy} onClick={() => void pollNow()}>
+            {poll.busy ? 'Polling…' : 'Poll now'}
+          </button>
+        )}
         <button type="button" className="secondary" disabled={loading} onClick={() => void refresh()}>
           Read the last poll again
         </button>
-        {levelOf(me, c.clientCode) === 'operator' && (
-          <button type="button" onClick={() => setEditing(true)}>
+        {operates && (
+          <button type="button" className="secondary" onClick={() => setEditing(true)}>
             Edit console
           </button>
         )}
@@ -451,6 +500,16 @@ export function ConsolePage({ me, id }: { me: Me; id: string }) {
             Remove console
           </button>
         )}
+      </div>
+      <div aria-live="polite" data-testid="poll-now-result">
+        {polled && (
+          <p className={polled.ok ? 'ok' : 'error'}>
+            {polled.ok
+              ? `Polled now: the console answered in ${polled.ms ?? '?'} ms${polled.version ? `, version ${polled.version}` : ''}, health ${polled.health ?? 'unknown'}.`
+              : `Polled now: the console did not answer (${polled.error}${polled.httpStatus ? ` ${polled.httpStatus}` : ''}${polled.detail ? `: ${polled.detail}` : ''}).`}
+          </p>
+        )}
+        <ErrorText error={poll.error} />
       </div>
       {editing && <ConsoleDialog me={me} clients={data.clients} console={c} onClose={() => setEditing(false)} onSaved={() => (setEditing(false), void refresh())} />}
       {removing && (

@@ -244,7 +244,7 @@ function ProxyRow({ n }: { n: NodeRow }) {
       <td>
         {n.version ?? '—'} {n.updateNeeded && <span className="badge warn">Update needed</span>} {n.incompatible && <span className="badge bad">Incompatible</span>}
       </td>
-      <td>{when(n.lastSeen)}</td>
+      <td className="when">{when(n.lastSeen)}</td>
       <td>{n.windowsServers}</td>
     </tr>
   );

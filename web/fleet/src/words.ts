@@ -25,7 +25,9 @@ export const FLEET_WORDS: Record<string, string> = {
   access_access_denied: "The fleet plane's cluster role lacks a rule for this.",
   access_unavailable: 'The access platform cannot be read right now. Try again.',
   too_many_requests: 'Too many test sends: at most 10 a minute.',
+  'too_many_requests:poll_now': 'This console was polled now 6 times in the last minute, the most allowed.',
   nothing_to_upgrade: 'Every chosen console is already at the target version.',
   target_not_set: 'Set a target version first.',
+  token_revoke_failed: "The join token could not be revoked (the fleet plane's cluster role lacks token delete?): it stays valid until it expires. Run the manual command shown, then check again.",
 };
 
