@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, getRequestView, listRequests, rejectRequest, type ApprovalsContext } from '@lib/approvals/requests';
+import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, getRequestJob, getRequestView, listRequests, rejectRequest, resumeRequestJob, type ApprovalsContext } from '@lib/approvals/requests';
 import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, type RouteContext } from '@lib/http/route';
@@ -95,5 +95,27 @@ const cancel = defineRoute({
   },
 });
 
-export const routes = [list, count, one, create, approve, reject, cancel];
+const job = defineRoute({
+  method: 'GET',
+  path: '/api/approvals/{id}/job',
+  summary: 'A bulk or leaver request’s job: progress (state, total, done, counts) and one line per step with its outcome, code, and the state before and after; 404 without a job',
+  access: 'operator',
+  params: idParam,
+  async handle(c) {
+    return { body: await getRequestJob(await approvalsContext(c), c.params.id) };
+  },
+});
+
+const resume = defineRoute({
+  method: 'POST',
+  path: '/api/approvals/{id}/resume',
+  summary: 'Resume an unfinished bulk or leaver job (the approver who executed it, recent step-up); 409 job_running while its runner is alive',
+  access: 'operator',
+  params: idParam,
+  async handle(c) {
+    return { body: await resumeRequestJob(await approvalsContext(c), c.params.id) };
+  },
+});
+
+export const routes = [list, count, one, create, approve, reject, cancel, job, resume];
 export const handler = consoleHandler(routes);

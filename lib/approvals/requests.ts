@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { requireRecentStepUp } from '../auth/stepup';
 import type { Session } from '../auth/sessions';
-import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
-import { PERMISSIONS } from '../authz/permissions';
+import { decideOn, type Actor, type Decision, type DecisionContext } from '../authz/engine';
+import { PERMISSIONS, type Permission } from '../authz/permissions';
 import { ID_PATTERN } from '../authz/rights';
 import { isGuid } from '../directory';
 import { ApiError, badRequest, conflict, forbidden, isApiError, notFound } from '../errors';
@@ -14,6 +14,9 @@ import type { ConsoleRuntime } from '../runtime';
 import { getRecord, putRecord, queryRecords } from '../store/records';
 import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../actions';
 import { adminParamsSchema, executeAdminChange, isAdminAction, previewAdminChange, type AdminAction, type AdminParams } from './admin-changes';
+import { createJob, JOB_LEASE_MS, jobOutcome, progressOf, readJob, readSteps, runJob, type Job, type JobExecutor, type JobStep, type RunOptions } from './jobs';
+import { operatorRights } from '../authz/rights';
+import { USER_ATTRIBUTES } from '../directory/objects';
 import { ADMIN_APPROVERS, approversFor, isApprovable, isNamedApprover, type ApprovableAction, type ApprovalSettings, type RequestApprovers, type RequestSource } from './settings';
 import { readApprovalSettings } from './settings';
 
@@ -23,6 +26,24 @@ import { readApprovalSettings } from './settings';
 
 export type RequestState = 'pending' | 'executed' | 'rejected' | 'cancelled' | 'expired';
 export const REQUEST_KINDS = ['action', 'bulk', 'leaver'] as const;
+
+/**
+ * Actions a bulk request may carry (decision: docs/decisions.md). A bulk password reset is not
+ * offered: its generated passwords would have to be held for the approver's one download, and
+ * the spec allows no stored reset password.
+ */
+export const BULK_ACTIONS = ['users.unlock', 'users.disable', 'users.enable', 'users.attributes.write'] as const;
+/** The leaver flow is filed as the disable of the leaving user; its group removals are decided at execution. */
+export const LEAVER_ACTION = 'users.disable';
+/** The schema's bound; the instance's is Directory:MaxResults (200 by default), like other pickers. */
+const BULK_TARGETS_HARD_MAX = 5000;
+const BULK_DECISION_LANES = 6;
+
+export interface BulkTarget {
+  id: string;
+  name: string;
+  dn: string;
+}
 
 export interface OperatorRef {
   guid: string;
@@ -37,8 +58,10 @@ export interface ApprovalRequest {
   state: RequestState;
   reason: string;
   ticket?: string;
-  /** a user or group (by GUID), or a role or delegation (by id) */
+  /** a user or group (by GUID), or a role or delegation (by id); a bulk request: its summary (`id` bulk, name `<n> users`) */
   target: { id: string; kind: 'user' | 'group' | 'role' | 'delegation'; name: string; dn?: string };
+  /** kind bulk: the explicit accounts captured at request time */
+  targets?: BulkTarget[];
   /** captured without any secret (a typed password is not part of any action's parameters) */
   parameters: ActionParams | AdminParams;
   requester: OperatorRef & { provider: string };
@@ -56,7 +79,7 @@ export interface ApprovalRequest {
   closedBy?: OperatorRef;
   comment?: string;
   outcome?: ActionOutcome;
-  result?: { code?: string; members?: ActionResult['members'] };
+  result?: { code?: string; members?: ActionResult['members']; counts?: Record<string, number>; total?: number };
 }
 
 const PK = 'APPROVAL';
@@ -65,14 +88,22 @@ const PK = 'APPROVAL';
 const newId = () => `${Date.now().toString(36).padStart(9, '0')}-${randomBytes(8).toString('hex')}`;
 const ID_RE = /^[0-9a-z]{9}-[0-9a-f]{16}$/;
 
-export const createRequestSchema = z.object({
-  kind: z.enum(REQUEST_KINDS),
-  action: z.string().max(64),
-  target: z.string().max(64),
-  parameters: z.record(z.string(), z.unknown()).default({}),
-  reason: z.string().trim().min(1).max(1000),
-  ticket: z.string().trim().max(200).optional(),
-});
+export const createRequestSchema = z
+  .object({
+    kind: z.enum(REQUEST_KINDS),
+    action: z.string().max(64),
+    /** kind action and leaver: the one target (a user or group GUID; a role or delegation id) */
+    target: z.string().max(64).optional(),
+    /** kind bulk: the explicit accounts (user GUIDs), at most Directory:MaxResults (checked at creation) */
+    targets: z.array(z.string().max(64)).min(1).max(BULK_TARGETS_HARD_MAX).optional(),
+    parameters: z.record(z.string(), z.unknown()).default({}),
+    reason: z.string().trim().min(1).max(1000),
+    ticket: z.string().trim().max(200).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.kind === 'bulk' && !b.targets) ctx.addIssue({ code: 'custom', path: ['targets'], message: 'a bulk request names its targets' });
+    if (b.kind !== 'bulk' && b.target === undefined) ctx.addIssue({ code: 'custom', path: ['target'], message: 'required' });
+  });
 export type CreateRequestBody = z.infer<typeof createRequestSchema>;
 
 /**
@@ -158,18 +189,20 @@ export async function createRequest(c: ApprovalsContext, raw: unknown) {
     await auditRequest(rt, 'request.created', 'denied', reason, { ...partial, ...extra }, auditActor(c.actor));
     return e;
   };
-  if (body.kind !== 'action') throw await refuse(badRequest('kind_not_available', { kind: body.kind }));
-  if (isAdminAction(body.action)) return createAdminRequest(c, body, body.action, refuse);
+  if (body.kind === 'bulk') return createBulkRequest(c, body, refuse);
+  if (body.kind === 'action' && isAdminAction(body.action)) return createAdminRequest(c, body, body.action, refuse);
   if (!isApprovable(body.action)) throw await refuse(badRequest('action_not_approvable', knownAction(body.action) ? { action: body.action } : {}));
+  // the leaver flow is filed as the disable of the leaving user (its group removals are decided at execution)
+  if (body.kind === 'leaver' && body.action !== LEAVER_ACTION) throw await refuse(badRequest('action_not_available', { kind: 'leaver', action: body.action }));
   // parameters are parsed per action: unknown keys (a typed password among them) are dropped
   const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
   if (!parsed.success) throw await refuse(badRequest('invalid_parameters'));
   const parameters = parsed.data;
   const { settings } = await readApprovalSettings(rt.store);
   if (settings.ticketRequired && !body.ticket) throw await refuse(badRequest('ticket_required'));
-  if (!isGuid(body.target)) throw await refuse(notFound());
+  if (!isGuid(body.target!)) throw await refuse(notFound());
   const kind = targetKindOf(parameters.action);
-  const d = await decideOn(c.dc, c.actor, kind, parameters.action, body.target, { audit: true, correlationId: c.correlationId });
+  const d = await decideOn(c.dc, c.actor, kind, parameters.action, body.target!, { audit: true, correlationId: c.correlationId });
   const target = d.target ? { id: d.target.guid, kind, name: String(d.target.attributes.sAMAccountName ?? d.target.attributes.cn ?? ''), dn: d.target.dn } : undefined;
   if (d.allowed) throw await refuse(conflict('approval_not_required'), { target });
   // any other refusal stays a refusal: approvals never widen the delegation
@@ -179,7 +212,7 @@ export async function createRequest(c: ApprovalsContext, raw: unknown) {
   const now = new Date();
   const req: ApprovalRequest = {
     id: newId(),
-    kind: 'action',
+    kind: body.kind,
     action: parameters.action,
     state: 'pending',
     reason: body.reason,
@@ -204,6 +237,90 @@ export async function createRequest(c: ApprovalsContext, raw: unknown) {
 
 type Refuse = (e: ApiError, extra?: Partial<ApprovalRequest>, reason?: string) => Promise<ApiError>;
 
+const sourceKey = (s: RequestSource) => (s.kind === 'delegation' ? `delegation:${s.delegationId}` : s.kind);
+
+/**
+ * A bulk request: one approvable action over explicit accounts (at most Directory:MaxResults).
+ * Every target is decided now by the engine for the requester (audited): each must need the
+ * approval, under one source (one set of approvers); any other refusal refuses the request with
+ * the targets' codes (unknown and out-of-scope alike `not_found`: no existence oracle); targets
+ * directly allowed are named in `approval_not_required`. Approvals never widen a delegation.
+ */
+async function createBulkRequest(c: ApprovalsContext, body: CreateRequestBody, refuse: Refuse) {
+  const { rt } = c;
+  const summary = (n: number): ApprovalRequest['target'] => ({ id: 'bulk', kind: 'user', name: `${n} users` });
+  const targets = body.targets!;
+  const refuseBulk = (e: ApiError, reason = e.code) => refuse(e, { target: summary(targets.length) }, reason);
+  if (!isApprovable(body.action)) throw await refuseBulk(badRequest('action_not_approvable', knownAction(body.action) ? { action: body.action } : {}));
+  if (!(BULK_ACTIONS as readonly string[]).includes(body.action)) throw await refuseBulk(badRequest('action_not_available', { kind: 'bulk', action: body.action }));
+  const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
+  if (!parsed.success) throw await refuseBulk(badRequest('invalid_parameters'));
+  const parameters = parsed.data;
+  const { settings } = await readApprovalSettings(rt.store);
+  if (settings.ticketRequired && !body.ticket) throw await refuseBulk(badRequest('ticket_required'));
+  const max = rt.config.Directory.MaxResults;
+  if (targets.length > max) throw await refuseBulk(badRequest('too_many_targets', { max, count: targets.length }));
+  if (new Set(targets.map((t) => t.toLowerCase())).size !== targets.length) throw await refuseBulk(badRequest('duplicate_target'));
+
+  const refused: Array<{ id: string; code: string; reason?: string }> = [];
+  const direct: string[] = [];
+  const captured: BulkTarget[] = [];
+  const sources = new Map<string, RequestSource>();
+  // the decisions in a few parallel lanes (each is its own directory read and audit row), kept in the targets' order
+  const decisions: Array<Decision | undefined> = new Array(targets.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < targets.length; i = next++) if (isGuid(targets[i])) decisions[i] = await decideOn(c.dc, c.actor, 'user', parameters.action, targets[i], { audit: true, correlationId: c.correlationId });
+  };
+  await Promise.all(Array.from({ length: BULK_DECISION_LANES }, lane));
+  for (const [i, id] of targets.entries()) {
+    const d = decisions[i];
+    if (!d) {
+      refused.push({ id: id.slice(0, 64), code: 'not_found' });
+      continue;
+    }
+    if (d.allowed) direct.push(id);
+    else if (d.reason === 'approval_required' && d.approval) {
+      sources.set(sourceKey(d.approval), d.approval);
+      captured.push({ id: d.target!.guid, name: String(d.target!.attributes.sAMAccountName ?? d.target!.attributes.cn ?? ''), dn: d.target!.dn });
+    } else {
+      const e = refusalError(d);
+      refused.push({ id, code: e.code, ...(e.code === 'forbidden' ? { reason: d.reason } : {}) });
+    }
+  }
+  if (refused.length) throw await refuseBulk(forbidden('bulk_target_refused', { targets: refused }), `bulk_target_refused:${refused.length}`);
+  if (direct.length) throw await refuseBulk(conflict('approval_not_required', { targets: direct }));
+  if (sources.size !== 1) throw await refuseBulk(badRequest('bulk_sources_differ', { sources: [...sources.keys()] }));
+  const source = [...sources.values()][0];
+
+  const { approvers, approvalsNeeded } = approversFor(settings, source);
+  const now = new Date();
+  const req: ApprovalRequest = {
+    id: newId(),
+    kind: 'bulk',
+    action: parameters.action,
+    state: 'pending',
+    reason: body.reason,
+    ...(body.ticket ? { ticket: body.ticket } : {}),
+    target: summary(captured.length),
+    targets: captured,
+    parameters,
+    requester: { ...me(c.actor), provider: c.actor.identity.provider },
+    source,
+    approvers,
+    approvalsNeeded,
+    approvals: [],
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + settings.requestLifetimeDays * 86_400_000).toISOString(),
+    correlationId: c.correlationId,
+  };
+  if (!(await putRecord(rt.store, PK, req.id, req, { expectVersion: 0 }))) throw conflict('request_id_collision');
+  const decision = source.kind === 'always' ? 'approval_required:always' : `approval_required:delegation:${(source as { delegationId: string }).delegationId}`;
+  await auditRequest(rt, 'request.created', 'success', decision, req, auditActor(c.actor), { approvalsNeeded, approvers, targets: captured.length });
+  await notify(rt, 'approval_requested', req);
+  return requestView(req);
+}
+
 /**
  * A role or delegation change that widens the requester's own rights (decision 26): filed by an
  * administrator (`settings.manage`, recent step-up), validated as its save would be, refused
@@ -212,7 +329,7 @@ type Refuse = (e: ApiError, extra?: Partial<ApprovalRequest>, reason?: string) =
 async function createAdminRequest(c: ApprovalsContext, body: CreateRequestBody, action: AdminAction, refuse: Refuse) {
   const { rt } = c;
   const kind = action === 'roles.save' ? 'role' : 'delegation';
-  const named = ID_PATTERN.test(body.target) ? { target: { id: body.target, kind, name: body.target } as ApprovalRequest['target'] } : {};
+  const named = ID_PATTERN.test(body.target!) ? { target: { id: body.target!, kind, name: body.target! } as ApprovalRequest['target'] } : {};
   if (!c.actor.rights.permissions.has('settings.manage')) throw await refuse(forbidden('forbidden', { reason: 'missing_permission:settings.manage' }), named, 'missing_permission:settings.manage');
   try {
     await requireRecentStepUp(rt, c.session!, { sourceIp: c.actor.ip, correlationId: c.correlationId });
@@ -227,7 +344,7 @@ async function createAdminRequest(c: ApprovalsContext, body: CreateRequestBody, 
   if (!parsed.success) throw await refuse(badRequest('invalid_parameters', { fields: [...new Set(parsed.error.issues.map((i) => i.path.join('.')))].sort() }), named);
   let preview: Awaited<ReturnType<typeof previewAdminChange>>;
   try {
-    preview = await previewAdminChange(rt, body.target, parsed.data, c.actor.identity.guid);
+    preview = await previewAdminChange(rt, body.target!, parsed.data, c.actor.identity.guid);
   } catch (e) {
     if (isApiError(e)) throw await refuse(e, named);
     throw e;
@@ -283,7 +400,7 @@ async function requesterEnabled(c: ApprovalsContext, r: ApprovalRequest): Promis
   return !!facts && (facts.userAccountControl & 0x2) === 0;
 }
 
-export async function approveRequest(c: ApprovalsContext, id: string) {
+export async function approveRequest(c: ApprovalsContext, id: string, jobOptions: RunOptions = {}) {
   const { rt } = c;
   for (let attempt = 0; attempt < 5; attempt++) {
     const rec = await getRequest(rt, id);
@@ -307,6 +424,19 @@ export async function approveRequest(c: ApprovalsContext, id: string) {
     if (isAdminAction(r.action)) {
       // an administrator approving the change must not be widened by it either (decision 26)
       if (await widensApprover(c, r)) throw await refuseApproval(c, r, forbidden('approver_not_allowed:widens_own_rights'));
+    } else if (r.kind === 'bulk') {
+      // the approver must be directly allowed the action on the targets: decided on fresh facts
+      // until one is (each target is decided again at execution, under the approver's rights)
+      let reason = 'not_found';
+      for (const t of r.targets ?? []) {
+        const d = await decideOn(c.dc, c.actor, 'user', r.action as Permission, t.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
+        if (d.allowed) {
+          reason = '';
+          break;
+        }
+        reason = d.reason;
+      }
+      if (reason) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${reason}`));
     } else {
       // the approver must be directly allowed the action, decided on fresh facts
       const d = await decideOn(c.dc, c.actor, r.target.kind as 'user' | 'group', r.action, r.target.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
@@ -321,6 +451,7 @@ export async function approveRequest(c: ApprovalsContext, id: string) {
     if (!(await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version }))) continue; // another transition won: decide again
     await auditRequest(rt, 'request.approved', 'success', `approval:${approvals.length}/${needed}`, r, auditActor(c.actor));
     if (!last) return { request: requestView(next, needed) };
+    if (next.kind === 'bulk' || next.kind === 'leaver') return startJob(c, next, jobOptions);
     return execute(c, next, rec.version + 1);
   }
   throw conflict('request_changed_concurrently');
@@ -352,6 +483,138 @@ async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number)
   await notify(c.rt, 'approval_decided', done);
   // the generated password goes to the approver who executed it, once; it is in no record
   return { request: requestView(done), result: { outcome: result.outcome, ...done.result, ...(result.password ? { password: result.password } : {}) } };
+}
+
+// ---- bulk jobs and the leaver flow (executed as the approver's job; ./jobs.ts)
+
+/** The approver's actor, as a resumed job sees it: rights read now; a disabled or deleted account holds none. */
+async function executorActor(rt: ConsoleRuntime, dc: DecisionContext, e: JobExecutor): Promise<Actor> {
+  const dn = await dc.dir.dnOfGuid(e.guid);
+  const facts = dn ? await dc.dir.principalFacts(dn) : undefined;
+  const identity = { guid: e.guid, username: e.username, provider: e.provider, ...(e.ownGuids ? { ownGuids: e.ownGuids } : {}) };
+  if (!facts || facts.userAccountControl & 0x2) return { identity, rights: { superAdministrator: false, permissions: new Set(), grants: [] }, ip: 'job' };
+  const rights = await operatorRights(rt.store, dc.settings, { guid: e.guid, sid: facts.sid, groupSids: [...facts.groupSids, ...(e.mappedGroupSids ?? [])] });
+  return { identity, rights, ip: 'job' };
+}
+
+/** The steps of a job: one per bulk target; the leaver's disable, then one removal per group it is a direct member of now. */
+async function jobSteps(c: ApprovalsContext, r: ApprovalRequest): Promise<Array<Pick<JobStep, 'target' | 'params' | 'member'>>> {
+  const params = r.parameters as ActionParams;
+  if (r.kind === 'bulk') return (r.targets ?? []).map((t) => ({ target: { id: t.id, kind: 'user' as const, name: t.name, dn: t.dn }, params }));
+  const steps: Array<Pick<JobStep, 'target' | 'params' | 'member'>> = [{ target: { id: r.target.id, kind: 'user', name: r.target.name, ...(r.target.dn ? { dn: r.target.dn } : {}) }, params }];
+  const user = await c.dc.dir.readObject(r.target.id, USER_ATTRIBUTES);
+  for (const dn of user?.memberOf ?? []) {
+    const g = await c.dc.dir.readFactsByDn(dn, ['cn']);
+    if (g) steps.push({ target: { id: g.guid, kind: 'group', name: String(g.attributes.cn ?? ''), dn: g.dn }, params: { action: 'groups.members.write', add: [], remove: [r.target.id] }, member: r.target.id });
+  }
+  return steps;
+}
+
+/**
+ * The last approval of a bulk or leaver request: the job is created once (audit `bulk.start`,
+ * sharing the request's correlation id) and run at once within this invocation's budget; what is
+ * left is resumed by the scheduled check (`resumeJobs`) or by the approver (`resumeRequestJob`).
+ */
+async function startJob(c: ApprovalsContext, r: ApprovalRequest, opts: RunOptions) {
+  const steps = await jobSteps(c, r);
+  const executor: JobExecutor = { ...me(c.actor), provider: c.actor.identity.provider, ...(c.actor.identity.ownGuids ? { ownGuids: c.actor.identity.ownGuids } : {}), ...(c.session?.operator?.mappedGroupSids?.length ? { mappedGroupSids: c.session.operator.mappedGroupSids } : {}) };
+  if (await createJob(c.rt, { requestId: r.id, kind: r.kind as Job['kind'], action: r.action, executor, correlationId: r.correlationId, ...(r.ticket ? { ticket: r.ticket } : {}) }, steps)) {
+    await auditRequest(c.rt, 'bulk.start', 'success', r.kind, r, auditActor(c.actor), { kind: r.kind, steps: steps.length });
+  }
+  return continueJob({ rt: c.rt, dc: c.dc, actor: c.actor }, r.id, auditActor(c.actor), opts);
+}
+
+/** Run what is left of a request's job; close the request when the job is done. */
+async function continueJob(jc: { rt: ConsoleRuntime; dc: DecisionContext; actor: Actor }, id: string, closer: ReturnType<typeof auditActor> | { name: string; provider: string }, opts: RunOptions) {
+  const { job } = await runJob(jc, id, opts);
+  if (job.state === 'done') await finishJob(jc.rt, id, job, closer);
+  const rec = await getRequest(jc.rt, id);
+  return { request: requestView(rec!.data), job: progressOf((await readJob(jc.rt, id))?.data ?? job) };
+}
+
+/** Close a request whose job is done: executed, outcome from its steps (succeeded, partial, failed), `request.executed` with the counts. Once. */
+async function finishJob(rt: ConsoleRuntime, id: string, job: Job, closer: ReturnType<typeof auditActor> | { name: string; provider: string }) {
+  const rec = await getRequest(rt, id);
+  if (!rec || rec.data.state !== 'pending' || !rec.data.execution) return;
+  const r = rec.data;
+  const outcome = jobOutcome(job);
+  const done: ApprovalRequest = { ...r, state: 'executed', closedAt: new Date().toISOString(), closedBy: r.execution!.by, outcome, result: { counts: job.counts, total: job.total } };
+  delete done.execution;
+  if (!(await putRecord(rt.store, PK, r.id, done, { expectVersion: rec.version }))) return; // another runner closed it
+  await auditRequest(rt, 'request.executed', outcome, outcome, r, closer, { kind: r.kind, total: job.total, counts: job.counts });
+  await notify(rt, 'approval_decided', done);
+}
+
+/**
+ * The executing approver resumes a job left unfinished (a function restart, the budget): recent
+ * step-up; refused while another runner holds it (409 `job_running`). Audited `bulk.resume`.
+ */
+export async function resumeRequestJob(c: ApprovalsContext, id: string) {
+  const rec = await getRequest(c.rt, id);
+  if (!rec || !(await canSee(c, rec.data))) throw await refuseUnseen(c, 'bulk.resume', id, rec?.data);
+  const r = rec.data;
+  const refuse = async (e: ApiError) => {
+    await auditRequest(c.rt, 'bulk.resume', 'denied', e.code, r, auditActor(c.actor));
+    return e;
+  };
+  const job = await readJob(c.rt, id);
+  if (!job || r.state !== 'pending' || !r.execution) throw await refuse(conflict('job_not_running', { state: r.state }));
+  if (!same(job.data.executor.guid, c.actor.identity.guid)) throw await refuse(forbidden('not_executor'));
+  try {
+    await requireRecentStepUp(c.rt, c.session!, { sourceIp: c.actor.ip, correlationId: c.correlationId });
+  } catch (e) {
+    if (isApiError(e)) throw await refuse(e);
+    throw e;
+  }
+  if (job.data.state === 'running' && job.data.lease && job.data.lease.until > Date.now()) throw await refuse(conflict('job_running'));
+  await auditRequest(c.rt, 'bulk.resume', 'success', 'resumed', r, auditActor(c.actor), { done: progressOf(job.data).done, total: job.data.total });
+  return continueJob({ rt: c.rt, dc: c.dc, actor: c.actor }, id, auditActor(c.actor), {});
+}
+
+/**
+ * Scheduled (with the expiry check): every job whose runner is gone (its lease expired) is resumed
+ * as its approver, whose rights are read again; a job done but its request not closed is closed.
+ * A request claimed for execution whose job was never created (the function died in between) gets it now.
+ */
+export async function resumeJobs(rt: ConsoleRuntime, dc: DecisionContext, opts: RunOptions = {}): Promise<{ resumed: number; closed: number }> {
+  let resumed = 0;
+  let closed = 0;
+  const system = { name: 'approvals-jobs', provider: 'system' };
+  const now = opts.now ?? Date.now;
+  for (const rec of await queryRecords<ApprovalRequest>(rt.store, PK)) {
+    const r = rec.data;
+    if (r.state !== 'pending' || !r.execution || (r.kind !== 'bulk' && r.kind !== 'leaver')) continue;
+    const job = await readJob(rt, r.id);
+    if (job?.data.state === 'done') {
+      await finishJob(rt, r.id, job.data, system);
+      closed++;
+      continue;
+    }
+    if (job?.data.lease && job.data.lease.until > now()) continue; // its runner is alive
+    const actor = await executorActor(rt, dc, job?.data.executor ?? { ...r.execution.by, provider: 'ad' });
+    if (!job) {
+      // the approving call may still be writing the steps: only a claim older than a lease is orphaned
+      if (now() - Date.parse(r.execution.startedAt) < JOB_LEASE_MS) continue;
+      await startJob({ rt, dc, actor, correlationId: r.correlationId }, r, opts);
+      resumed++;
+      continue;
+    }
+    await auditRequest(rt, 'bulk.resume', 'success', 'resumed:scheduled', r, system, { done: progressOf(job.data).done, total: job.data.total });
+    const out = await continueJob({ rt, dc, actor }, r.id, system, opts);
+    resumed++;
+    if (out.request.state === 'executed') closed++;
+  }
+  return { resumed, closed };
+}
+
+/** A job's progress and its steps (who may see the request sees them); 404 otherwise or without a job. */
+export async function getRequestJob(c: ApprovalsContext, id: string) {
+  const rec = await getRequest(c.rt, id);
+  if (!rec || !(await canSee(c, rec.data))) throw notFound();
+  const job = await readJob(c.rt, id);
+  if (!job) throw notFound();
+  const steps = (await readSteps(c.rt, id)).map(({ version: _v, params: _p, ...s }) => s);
+  return { progress: progressOf(job.data), steps };
 }
 
 // ---- reject, cancel
@@ -416,7 +679,9 @@ export async function getRequestView(c: ApprovalsContext, id: string) {
   const rec = await getRequest(c.rt, id);
   const { settings } = await readApprovalSettings(c.rt.store);
   if (!rec || !(await canSee(c, rec.data, settings))) throw notFound();
-  return requestView(rec.data, rec.data.state === 'pending' ? approversFor(settings, rec.data.source).approvalsNeeded : undefined);
+  const view = requestView(rec.data, rec.data.state === 'pending' ? approversFor(settings, rec.data.source).approvalsNeeded : undefined);
+  const job = rec.data.kind === 'action' ? undefined : await readJob(c.rt, id);
+  return job ? { ...view, job: progressOf(job.data) } : view;
 }
 
 export type ListView = 'mine' | 'to_approve' | 'history';
@@ -475,6 +740,8 @@ export async function expireRequests(rt: ConsoleRuntime, now = Date.now()): Prom
     const r = rec.data;
     if (r.state !== 'pending') continue;
     if (r.execution) {
+      // a bulk or leaver job is resumed, never closed as interrupted (resumeJobs)
+      if (r.kind === 'bulk' || r.kind === 'leaver') continue;
       if (now - Date.parse(r.execution.startedAt) < STUCK_EXECUTION_MS) continue;
       const next: ApprovalRequest = { ...r, state: 'executed', closedAt: new Date(now).toISOString(), closedBy: r.execution.by, outcome: 'unknown', result: { code: 'execution_interrupted' } };
       delete next.execution;

@@ -354,8 +354,9 @@ describe('approval requests: create', () => {
     expect({ status: notApprovable.status, code: notApprovable.body.code }).toEqual({ status: 400, code: 'action_not_approvable' });
     const noReason = await helpdesk.post('/api/approvals', { kind: 'action', action: 'users.unlock', target: seedUser('dave').guid, parameters: {} });
     expect(noReason.status).toBe(400);
+    // a bulk request names its targets (`targets`), never one `target` (tests/integration/bulk-jobs.test.ts)
     const bulk = await request(helpdesk, 'users.unlock', seedUser('dave').guid, {}, { kind: 'bulk' });
-    expect({ status: bulk.status, code: bulk.body.code }).toEqual({ status: 400, code: 'kind_not_available' });
+    expect({ status: bulk.status, code: bulk.body.code, fields: bulk.body.errors?.map((e: { field: string }) => e.field) }).toEqual({ status: 400, code: 'validation_failed', fields: ['body.targets'] });
   });
 });
 

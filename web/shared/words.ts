@@ -92,6 +92,15 @@ export const WORDS: Record<string, string> = {
   request_id_collision: 'Try again.',
   requester_disabled: "The requester's account is disabled.",
   invalid_parameters: 'The request parameters are not valid.',
+  // bulk requests and the leaver flow
+  action_not_available: 'This action cannot be requested this way.',
+  too_many_targets: 'Too many accounts in one request: split it.',
+  duplicate_target: 'An account is named twice in the request.',
+  bulk_target_refused: 'Some accounts cannot be part of this request.',
+  bulk_sources_differ: 'These accounts are approved by different approvers: file one request per delegation.',
+  job_not_running: 'This request has no unfinished job.',
+  not_executor: 'Only the approver who executed this request can resume it.',
+  job_running: 'The job is still running.',
   // administration
   computers_read_required: 'A role with a LAPS permission also needs computers.read.',
   users_read_required: 'This permission also needs users.read in the same role.',

@@ -21,7 +21,19 @@ interface Request {
   comment?: string;
   outcome?: string;
   executing?: boolean;
+  /** bulk and leaver requests: the job's progress once it runs */
+  job?: JobProgress;
 }
+
+interface JobProgress {
+  state: 'running' | 'done';
+  total: number;
+  done: number;
+  counts: Record<string, number>;
+}
+
+const progressText = (j: JobProgress) =>
+  `${j.done}/${j.total} ${j.state === 'done' ? 'done' : 'so far'}${Object.keys(j.counts).length ? ` (${Object.entries(j.counts).map(([k, n]) => `${n} ${k}`).join(', ')})` : ''}`;
 
 const VIEWS = [
   ['to_approve', 'To approve'],
@@ -109,11 +121,12 @@ export function ApprovalPage({ id, me }: { id: string; me: Me }) {
   if (!r) return <p aria-busy="true">Loading…</p>;
   const mine = r.requester.username.toLowerCase() === me.username.toLowerCase();
   const approve = async () => {
-    const out = await a.run(() => withStepUp(() => post<{ request: Request; result?: { outcome: string; password?: string; code?: string } }>(`/api/approvals/${encodeURIComponent(id)}/approve`)));
+    const out = await a.run(() => withStepUp(() => post<{ request: Request; result?: { outcome: string; password?: string; code?: string }; job?: JobProgress }>(`/api/approvals/${encodeURIComponent(id)}/approve`)));
     if (!out) return;
-    setR(out.request);
+    setR(out.job ? { ...out.request, job: out.job } : out.request);
     if (out.result?.password) setPassword(out.result.password);
     if (out.result) setResult(`Executed: ${out.result.outcome}${out.result.code ? ` (${out.result.code})` : ''}.`);
+    else if (out.job) setResult(out.job.state === 'done' ? `Executed: ${out.request.outcome ?? ''}.` : `Job running: ${progressText(out.job)}. It goes on by itself; reload to follow it.`);
     else setResult(`Approved (${out.request.approvals.length}/${out.request.approvalsNeeded}): waiting for another approver.`);
   };
   const cancel = async () => {
@@ -134,6 +147,12 @@ export function ApprovalPage({ id, me }: { id: string; me: Me }) {
           {r.state}
           {r.outcome ? ` (${r.outcome})` : ''}
         </dd>
+        {r.job && (
+          <>
+            <dt>Job</dt>
+            <dd data-testid="request-job">{progressText(r.job)}</dd>
+          </>
+        )}
         <dt>Requested by</dt>
         <dd>{r.requester.username}</dd>
         <dt>Reason</dt>
