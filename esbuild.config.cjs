@@ -45,6 +45,8 @@ const buildOptions = {
     // ldapts' only use of it is parseURL of an ldaps:// URL (lib/shims/whatwg-url.ts)
     'whatwg-url': path.join(ROOT, 'lib/shims/whatwg-url.ts'),
   },
+  // text files imported as strings (lib/text-modules.d.ts): the fleet's console upgrade script
+  loader: { '.sh': 'text' },
   tsconfig: path.join(ROOT, 'tsconfig.json'),
   plugins: [zodNamespace],
 };

@@ -1,7 +1,7 @@
 // Three projects: unit (no outside system), integration (real Samba AD, DynamoDB Local,
 // serverless-offline) and e2e (the web app in Debian's Chromium against the same stack).
 const common = {
-  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'], '^.+\\.sh$': '<rootDir>/tests/support/text-transform.js' },
   transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|dynamodb-toolbox|ldapts|otpauth)/)'],
   moduleNameMapper: {
     '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
@@ -16,6 +16,8 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
+    // the images on the local directory (podman): after the e2e tests, the directory still running
+    { ...common, displayName: 'containers', testMatch: ['<rootDir>/tests/containers/**/*.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
   ],

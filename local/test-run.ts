@@ -55,6 +55,8 @@ async function main() {
     code = jest(['--selectProjects', 'integration', '--runInBand', '--forceExit', ...named, ...extra], env);
     // then the web app in a real browser, against the same stack
     if (code === 0) code = jest(['--selectProjects', 'e2e', '--runInBand', '--forceExit', ...named, ...extra], env);
+    // then the images as a self-hosted instance on the same directory (podman; docs/containers.md)
+    if (code === 0) code = jest(['--selectProjects', 'containers', '--runInBand', '--forceExit', ...named, ...extra], env);
   } catch (e) {
     console.error(`[hdc] integration stack failed: ${(e as Error).stack}`);
   } finally {

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { staticApp } from '../lib/gateway/static-files';
 import { securityHeaders } from '../lib/http/browser';
 
 // Local stand-in for CloudFront in front of the console: the built web app from its folder
@@ -9,16 +9,6 @@ import { securityHeaders } from '../lib/http/browser';
 // headers (Origin, Cookie, X-CSRF-TOKEN): the app and the API share one origin, so the
 // `__Host-hdc` cookie and the CSRF check work unchanged.
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
 const PROXIED = /^\/(api|health|openapi)(\/|$)/;
 // hop-by-hop headers are the connection's own, never forwarded
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -33,7 +23,6 @@ export interface WebServerOptions {
 export function createWebServer(opts: WebServerOptions): http.Server {
   const api = new URL(opts.apiUrl);
   const security = securityHeaders({ publicOrigin: opts.publicOrigin, hstsMaxAge: 0 });
-  const distRoot = path.resolve(opts.dist);
 
   const proxy = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP.has(k)));
@@ -52,37 +41,7 @@ export function createWebServer(opts: WebServerOptions): http.Server {
     req.pipe(up);
   };
 
-  const file = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'content-type': 'application/json; charset=utf-8', ...security });
-      return res.end(JSON.stringify({ code: 'method_not_allowed' }));
-    }
-    let p: string;
-    try {
-      p = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    } catch {
-      p = '/';
-    }
-    let full = path.resolve(distRoot, `.${p}`);
-    const asset = full.startsWith(distRoot + path.sep) && fs.existsSync(full) && fs.statSync(full).isFile();
-    if (!asset) {
-      // an app path (/computers/…, /approvals/<id>): the app itself; a missing asset: 404
-      if (p.startsWith('/assets/')) {
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...security });
-        return res.end('not found');
-      }
-      full = path.join(distRoot, 'index.html');
-    }
-    const body = fs.readFileSync(full);
-    const hashed = full.includes(`${path.sep}assets${path.sep}`);
-    res.writeHead(200, {
-      'content-type': TYPES[path.extname(full)] ?? 'application/octet-stream',
-      // hashed assets are immutable; index.html is asked again each time (a new build shows at once)
-      'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
-      ...security,
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
-  };
+  const file = staticApp(opts.dist, security);
 
   return http.createServer((req, res) => (PROXIED.test(req.url ?? '') ? proxy(req, res) : file(req, res)));
 }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
+import { applyClientRoleAudited, clientRoleName, clientRoleYaml } from '@lib/fleet/client-role';
 import { clientCodeSchema, clientCreateSchema, clientUpdateSchema, type Client } from '@lib/fleet/clients';
 import { fleetHandler } from '@lib/fleet/http';
-import { clientsInScope, editClient, registerClient, removeClient } from '@lib/fleet/register';
+import { clientsInScope, editClient, registerClient, removeClient, requireClient } from '@lib/fleet/register';
 import { clientResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
 
 const codeParams = z.object({ code: clientCodeSchema });
+const applyRoleSchema = z.object({ overwrite: z.boolean().optional() }).strict();
 
 const list = defineFleetRoute({
   method: 'GET',
@@ -67,5 +69,33 @@ const remove = defineFleetRoute<undefined, undefined, { code: string }, Client>(
   },
 });
 
-export const routes = [list, create, get, update, remove];
+const accessRole = defineFleetRoute<undefined, undefined, { code: string }, Client>({
+  method: 'GET',
+  path: '/api/clients/{code}/access-role',
+  summary: "The client's access role as the cluster takes it: { name, yaml } (role v7; viewer of the client)",
+  access: 'client',
+  level: 'viewer',
+  params: codeParams,
+  resource: clientResource,
+  async handle({ addressed }) {
+    const client = addressed!.resource;
+    return { body: { name: clientRoleName(client.code), yaml: clientRoleYaml(client) } };
+  },
+});
+
+const applyAccessRole = defineFleetRoute<z.output<typeof applyRoleSchema>, undefined, { code: string }, Client>({
+  method: 'POST',
+  path: '/api/clients/{code}/access-role',
+  summary: "Create or refresh the client's access role in the cluster (administrators; audited client.role.apply); 409 would_overwrite for a role the fleet did not create, unless { overwrite: true }",
+  access: 'admin',
+  params: codeParams,
+  body: applyRoleSchema,
+  async handle(ctx) {
+    const client = await requireClient(ctx.rt, ctx.params.code);
+    const r = await applyClientRoleAudited(ctx.rt, client, ctx.body.overwrite === true, ctx);
+    return { status: r.outcome === 'created' ? 201 : 200, body: r };
+  },
+});
+
+export const routes = [list, create, get, update, remove, accessRole, applyAccessRole];
 export const handler = fleetHandler(routes);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { clientCodeSchema } from '@lib/fleet/clients';
-import { changedConsoleFields, consoleCreateSchema, consoleUpdateSchema, consoleView, type ConsoleRecord } from '@lib/fleet/consoles';
+import { changedConsoleFields, consoleCreateSchema, consoleUpdateSchema, type ConsoleRecord } from '@lib/fleet/consoles';
 import { hasLevel } from '@lib/fleet/guard';
 import { fleetHandler } from '@lib/fleet/http';
-import { addConsole, consolesInScope, editConsole, removeConsole, requireRegisteredClient } from '@lib/fleet/register';
+import { addConsole, consoleWithDrift, consolesInScope, editConsole, removeConsole, requireRegisteredClient } from '@lib/fleet/register';
 import { consoleResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
 
@@ -40,8 +40,8 @@ const get = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRecord
   level: 'viewer',
   params: idParams,
   resource: consoleResource,
-  async handle({ addressed }) {
-    return { body: consoleView(addressed!.resource) };
+  async handle({ rt, addressed }) {
+    return { body: await consoleWithDrift(rt, addressed!.resource) };
   },
 });
 

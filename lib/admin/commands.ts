@@ -23,6 +23,14 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'import-roles <file> [--replace]',
     help: 'import roles from JSON { "roles": [{ "id", "name", "permissions" }] } with the role editor\'s rules: the valid ones are imported, each refused one is reported (exit 1); an existing role is overwritten only with --replace, which never deletes a role the file does not name',
   },
+  backup: {
+    usage: 'backup',
+    help: 'write a consistent copy of the database (every item, consistent reads) as one JSON-lines file (mode 0600) under Database:BackupFolder and print its path; audited database.backup',
+  },
+  'restore-database': {
+    usage: 'restore-database <file> --confirm',
+    help: 'replace every item of the database with those of a copy written by backup (the console must be stopped: the container restore does it); audited database.restored',
+  },
   migrate: {
     usage: 'migrate',
     help: 'run the pending database migrations after a copy of the data (Database:BackupFolder, else a DynamoDB backup); for Database:AutoMigrate=false; audited database.migrated',

@@ -15,6 +15,8 @@ export class ClusterCliError extends ApiError {
   constructor(
     code: CliErrorCode,
     readonly missing = false,
+    /** `tctl create` without --force of a resource that exists (`<kind> "<name>" already exists`) */
+    readonly exists = false,
   ) {
     super(502, code);
   }
@@ -36,9 +38,18 @@ export interface CliRun {
   stderr: string;
 }
 
-export interface ClusterCli {
-  run(args: string[]): Promise<CliRun>;
+export interface CliRunOptions {
+  /** written to tctl's standard input (e.g. the resource of `tctl create`: never on the command line) */
+  input?: string;
+  /** secrets in the arguments (a join token): never written to a log line, even inside tctl's error text */
+  redact?: string[];
 }
+
+export interface ClusterCli {
+  run(args: string[], opts?: CliRunOptions): Promise<CliRun>;
+}
+
+const redacted = (text: string, secrets: string[] = []) => secrets.filter(Boolean).reduce((t, s) => t.split(s).join('[redacted]'), text);
 
 export class Tctl implements ClusterCli {
   constructor(private readonly cfg: Pick<FleetConfig, 'TCTL_PATH' | 'TCTL_TIMEOUT_MS' | 'ACCESS_AUTH_SERVER' | 'ACCESS_IDENTITY_FILE' | 'ACCESS_MACHINE_ID_IDENTITY'>) {}
@@ -48,19 +59,23 @@ export class Tctl implements ClusterCli {
     return [...(this.cfg.ACCESS_AUTH_SERVER ? [`--auth-server=${this.cfg.ACCESS_AUTH_SERVER}`] : []), ...(identity ? ['-i', identity] : [])];
   }
 
-  run(args: string[]): Promise<CliRun> {
+  run(args: string[], opts: CliRunOptions = {}): Promise<CliRun> {
     // Machine ID: a missing identity means the bot stopped renewing it
     if (this.cfg.ACCESS_MACHINE_ID_IDENTITY && !fs.existsSync(this.cfg.ACCESS_MACHINE_ID_IDENTITY)) {
       return Promise.reject(new ClusterCliError('access_credentials_expired'));
     }
     const argv = [...this.globalArgs(), ...args];
     return new Promise((resolve, reject) => {
-      execFile(this.cfg.TCTL_PATH, argv, { timeout: this.cfg.TCTL_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', env: processEnvironment() }, (err, stdout, stderr) => {
+      const child = execFile(this.cfg.TCTL_PATH, argv, { timeout: this.cfg.TCTL_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', env: processEnvironment() }, (err, stdout, stderr) => {
         if (!err) return resolve({ stdout, stderr }); // stderr with exit 0 carries cluster alerts, not a failure
         const { code, missing } = classifyCliFailure(String(stderr ?? ''));
-        logger.warn('cluster CLI failed', { command: args.slice(0, 2).join(' '), code, exit: (err as NodeJS.ErrnoException).code, stderr: String(stderr ?? '').replace(ANSI, '').slice(0, 500) });
-        reject(new ClusterCliError(code, missing));
+        logger.warn('cluster CLI failed', { command: args.slice(0, 2).join(' '), code, exit: (err as NodeJS.ErrnoException).code, stderr: redacted(String(stderr ?? '').replace(ANSI, ''), opts.redact).slice(0, 500) });
+        reject(new ClusterCliError(code, missing, /already exists/i.test(String(stderr ?? ''))));
       });
+      if (opts.input !== undefined) {
+        child.stdin?.on('error', () => undefined); // tctl may exit before reading (its error is the answer)
+        child.stdin?.end(opts.input);
+      }
     });
   }
 }

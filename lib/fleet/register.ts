@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import type { AuditActor } from '../audit';
-import { badRequest } from '../errors';
+import { badRequest, notFound } from '../errors';
 import type { FleetAccess } from './access';
 import { appendUnderEachClient } from './audit-filing';
 import { createClient, deleteClient, getClient, listClients, updateClient, type Client, type clientCreateSchema, type clientUpdateSchema } from './clients';
 import { changedConsoleFields, consoleView, createConsole, deleteConsole, listConsoles, updateConsole, type ConsoleRecord, type ConsoleView, type consoleCreateSchema, type consoleUpdateSchema } from './consoles';
 import type { FleetRuntime } from './runtime';
 import { deleteAssignment, putAssignment, type Assignment } from './technicians';
+import { forgetPlan } from './upgrades/plans';
+import { withDrift } from './upgrades';
 
 // The fleet plane's register (clients, their consoles, technician assignments) as the routes use
 // it: reads filtered by the caller's scope, and every change written with its audit row
@@ -56,7 +58,19 @@ const consoleTarget = (c: ConsoleRecord) => ({ id: c.id, name: new URL(c.url).or
 
 /** The consoles of the clients the caller may see, optionally of one client. */
 export async function consolesInScope(rt: FleetRuntime, access: FleetAccess, clientCode?: string): Promise<ConsoleView[]> {
-  return (await listConsoles(rt.store)).filter((c) => inScope(access, c.clientCode) && (!clientCode || c.clientCode === clientCode)).map(consoleView);
+  return withDrift(rt.store, (await listConsoles(rt.store)).filter((c) => inScope(access, c.clientCode) && (!clientCode || c.clientCode === clientCode)).map(consoleView));
+}
+
+/** One console as GET /api/consoles/{id} answers it: with its version and drift badge. */
+export async function consoleWithDrift(rt: FleetRuntime, c: ConsoleRecord) {
+  return (await withDrift(rt.store, [consoleView(c)]))[0];
+}
+
+/** A registered client, else 404 (an administrators' route naming a client in its path). */
+export async function requireClient(rt: FleetRuntime, code: string): Promise<Client> {
+  const c = await getClient(rt.store, code);
+  if (!c) throw notFound();
+  return c;
 }
 
 /** 400 unknown_client unless the client is registered. */
@@ -85,6 +99,7 @@ export async function editConsole(rt: FleetRuntime, current: ConsoleRecord, patc
 
 export async function removeConsole(rt: FleetRuntime, id: string, by: Acting): Promise<void> {
   const c = await deleteConsole(rt.store, id);
+  await forgetPlan(rt.store, c.id); // its upgrade plan is forgotten at once (fleet spec, plan states)
   await rt.audit.append({ event: 'console.delete', outcome: 'success', actor: by.actor, client: c.clientCode, target: consoleTarget(c), correlationId: by.correlationId });
 }
 

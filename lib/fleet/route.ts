@@ -51,6 +51,7 @@ export interface FleetResult {
   status?: number;
   body?: unknown;
   text?: string;
+  binary?: Buffer;
   contentType?: string;
   headers?: Record<string, string>;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CreateBackupCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { changeAuthz, type AuthzWrite } from '../authz/rights';
 import { SUPER_ADMINISTRATOR_ROLE } from '../authz/permissions';
 import { unavailable } from '../errors';
@@ -102,6 +102,36 @@ export async function copyData(store: Store, target: CopyTarget, label: string):
     fs.closeSync(fd);
   }
   return { location: file, items };
+}
+
+/**
+ * Replace the table's items with those of a copy written by copyData: every item of the copy is
+ * written, then every item the copy does not hold is deleted (the table ends exactly as the copy;
+ * the copy is read and checked whole before anything is written).
+ */
+export async function restoreData(store: Store, file: string): Promise<{ written: number; deleted: number }> {
+  const items = readCopy(file);
+  for (const it of items) if (typeof it.pk !== 'string' || typeof it.sk !== 'string') throw new Error('not a database copy: an item without its pk and sk');
+  const keep = new Set(items.map((it) => `${it.pk}\u0000${it.sk}`));
+  for (let i = 0; i < items.length; i += 25) {
+    let batch: Record<string, any>[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (batch.length) {
+      const r = await store.documentClient.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: batch } }));
+      batch = (r.UnprocessedItems?.[store.tableName] ?? []) as Record<string, any>[];
+    }
+  }
+  let deleted = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await store.documentClient.send(new ScanCommand({ TableName: store.tableName, ConsistentRead: true, ExclusiveStartKey: start, ProjectionExpression: 'pk, sk' }));
+    for (const it of page.Items ?? []) {
+      if (keep.has(`${it.pk}\u0000${it.sk}`)) continue;
+      await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: { pk: it.pk, sk: it.sk } }));
+      deleted++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return { written: items.length, deleted };
 }
 
 /** Read a copy written by copyData (tests, restore tooling). */

@@ -238,17 +238,47 @@ lookup_sids() {
 
 dsacl() { run acl ns samba-tool dsacl set -H ldap://127.0.0.1 "${ADMIN[@]}" --objectdn="$1" --sddl="$2"; }
 
+# The write account's rights: the delegation export's model (lib/delegation/model.ts) for a managed
+# OU where every delegable action is delegated (local/directory/write-rights.ts prints it, one ACE
+# a line, names for GUIDs), resolved here into SDDL. Sets WRITE_MODEL (the named form) and WRITE_SDDL.
+write_model_sddl() {
+  WRITE_MODEL=$(cd "$REPO" && "$REPO/node_modules/.bin/tsx" "$HERE/write-rights.ts") || die "could not compute the write account's rights model"
+  local line f names=() W
+  while read -r line; do
+    IFS=';' read -r -a f <<< "${line:1:${#line}-2}"
+    [ -n "${f[3]}" ] && names+=("${f[3]}")
+    [ -n "${f[4]}" ] && names+=("${f[4]}")
+  done <<< "$WRITE_MODEL"
+  lookup_guids $(printf '%s\n' "${names[@]}" | sort -u)
+  lookup_sids svc-hdc-write
+  W=${SID[svc-hdc-write]}
+  WRITE_SDDL=""
+  while read -r line; do
+    IFS=';' read -r -a f <<< "${line:1:${#line}-2}"
+    WRITE_SDDL="$WRITE_SDDL(${f[0]};${f[1]};${f[2]};${f[3]:+${GUID[${f[3]}]}};${f[4]:+${GUID[${f[4]}]}};$W)"
+  done <<< "$WRITE_MODEL"
+}
+
+# An existing directory gets the write model's new rights (a new delegable action) at the next
+# ensure: granted again whenever the model differs from the one recorded (samba-tool dsacl set
+# skips an ACE the DACL already holds). OU=NoLapsRights keeps its protected DACL as provisioned.
+grant_write_model() {
+  write_model_sddl
+  [ "$(cat "$DATA/write-rights" 2>/dev/null)" = "$WRITE_MODEL" ] && return 0
+  say "dc1: the write account's rights from the delegation model (samba-tool dsacl)"
+  dsacl "OU=Managed,$BASE" "$WRITE_SDDL"
+  dsacl "OU=Branch,$BASE" "$WRITE_SDDL"
+  printf '%s\n' "$WRITE_MODEL" > "$DATA/write-rights"
+}
+
 grant_rights() { # the technical accounts' delegations, as inheritable object ACEs (CIIO)
   local MANAGED="OU=Managed,$BASE" BRANCH="OU=Branch,$BASE" NORIGHTS="OU=NoLapsRights,OU=Managed,$BASE"
   local RESET_PASSWORD=00299570-246d-11d0-a768-00aa006e0529   # User-Force-Change-Password extended right
-  lookup_guids user group computer member description displayName givenName sn mail telephoneNumber \
-    userAccountControl lockoutTime pwdLastSet ms-Mcs-AdmPwd ms-Mcs-AdmPwdExpirationTime msLAPS-Password msLAPS-PasswordExpirationTime
-  lookup_sids svc-hdc-write svc-hdc-reset svc-laps
-  local W=${SID[svc-hdc-write]} R=${SID[svc-hdc-reset]} L=${SID[svc-laps]} U=${GUID[user]} C=${GUID[computer]} a
-  local write="(OA;CIIO;WP;${GUID[member]};${GUID[group]};$W)"
-  for a in description displayName givenName sn mail telephoneNumber userAccountControl lockoutTime; do
-    write="$write(OA;CIIO;WP;${GUID[$a]};$U;$W)"
-  done
+  write_model_sddl
+  lookup_guids user computer lockoutTime pwdLastSet ms-Mcs-AdmPwd ms-Mcs-AdmPwdExpirationTime msLAPS-Password msLAPS-PasswordExpirationTime
+  lookup_sids svc-hdc-reset svc-laps
+  local R=${SID[svc-hdc-reset]} L=${SID[svc-laps]} U=${GUID[user]} C=${GUID[computer]}
+  local write="$WRITE_SDDL"
   local reset="(OA;CIIO;CR;$RESET_PASSWORD;$U;$R)(OA;CIIO;WP;${GUID[lockoutTime]};$U;$R)(OA;CIIO;WP;${GUID[pwdLastSet]};$U;$R)"
   # LAPS: read (RP + Control Access) the clear-text passwords, write the expiration times; never
   # any right on msLAPS-EncryptedPassword (or its property set)
@@ -275,6 +305,7 @@ grant_rights() { # the technical accounts' delegations, as inheritable object AC
   printf 'dn: %s\nchangetype: modify\nreplace: nTSecurityDescriptor\nnTSecurityDescriptor: %s\n-\n' "$NORIGHTS" "$sd" > "$DATA/logs/noLapsRights-sd.ldif"
   run "acl-protect" ns ldbmodify -H ldap://127.0.0.1 "${ADMIN[@]}" "$DATA/logs/noLapsRights-sd.ldif"
   dsacl "$NORIGHTS" "(OA;CIIO;RP;${GUID[msLAPS-Password]};$C;$L)(OA;CIIO;RP;${GUID[ms-Mcs-AdmPwd]};$C;$L)"
+  printf '%s\n' "$WRITE_MODEL" > "$DATA/write-rights"
 }
 
 provision() {
@@ -350,6 +381,7 @@ ensure() {
   if is_provisioned; then
     start_dc dc1; start_dc dc2
     wait_ready dc1 dc2
+    grant_write_model
     node "$HERE/seed.mjs" describe
     say "ready: dc1 ldaps://127.0.0.1:636, dc2 ldaps://127.0.0.2:636, seed $DATA/seed.json"
   else

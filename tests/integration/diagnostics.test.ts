@@ -2,6 +2,7 @@ import { changeAuthz, listDelegations, putDelegation, putRole } from '../../lib/
 import type { InstanceSettings } from '../../lib/setup/settings';
 import { getRecord, putRecord } from '../../lib/store/records';
 import { resetAuthenticator } from '../../lib/auth/operators';
+import { seedDirectory } from '../../local/seed-app';
 import { auditMark, auditSince, lapsCanaries, seedUser, signedIn, stack, store } from '../support/stack';
 
 describe('LAPS diagnostics', () => {
@@ -114,14 +115,23 @@ describe('diagnostics, complete (GET /api/diagnostics)', () => {
       return verdict;
     };
     await agree();
-    // a delegation that needs a right nobody exported: groups.create on OU=Branch (Create group objects)
+    // a delegation that needs a right nobody exported: LAPS reads on OU=NoLapsRights, where the
+    // local directory gives the LAPS account Read property without Control access (local/directory/dc.sh
+    // grants the write account every right of the write model on the managed OUs)
     const branch = (await listDelegations(store)).find((d) => d.id === 'helpdesk-branch')!;
-    await putRole(store, { id: 'diag-group-creator', name: 'Diagnostics group creator', permissions: ['groups.read', 'groups.create'] });
-    await putDelegation(store, { id: 'diag-group-creator', roleId: 'diag-group-creator', scope: branch.scope, assignees: branch.assignees });
+    const dir = seedDirectory(stack.directory);
+    let noLapsRights: { dn: string; guid: string };
+    try {
+      noLapsRights = await dir.resolveOu(`OU=NoLapsRights,OU=Managed,${stack.directory.baseDn}`);
+    } finally {
+      dir.stop();
+    }
+    await putRole(store, { id: 'diag-group-creator', name: 'Diagnostics LAPS reader', permissions: ['computers.read', 'computers.laps.read'] });
+    await putDelegation(store, { id: 'diag-group-creator', roleId: 'diag-group-creator', scope: [noLapsRights], assignees: branch.assignees });
     try {
       const verdict = await agree();
       expect(verdict.code).toBe('delegation_export_out_of_date');
-      expect(verdict.details.missing).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'write', ou: branch.scope[0].dn, ace: expect.stringContaining(';CC;') })]));
+      expect(verdict.details.missing).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'laps', ou: noLapsRights.dn, ace: expect.stringContaining(';RPCR;msLAPS-Password;computer;') })]));
       expect(verdict.remedy).toContain('Export the delegation script again');
     } finally {
       await changeAuthz(store, () => ({ writes: [{ delete: 'delegation', id: 'diag-group-creator' }, { delete: 'role', id: 'diag-group-creator' }], result: undefined }));

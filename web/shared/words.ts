@@ -149,6 +149,18 @@ export const WORDS: Record<string, string> = {
   secrets_key_missing: 'The key that protects channel secrets is missing on the server.',
   too_many_channels: 'Too many channels: remove one first.',
   too_many_requests: 'Too many requests. Try again in a moment.',
+  // console upgrades and per-client access roles
+  nothing_to_upgrade: 'Every chosen console is already at the target version.',
+  target_not_set: 'Set a target version first.',
+  would_overwrite: 'A role of that name already exists and was not made by the fleet plane: replace it only on purpose.',
+  // proxy deployments and join tokens
+  deployment_exists: 'That deployment already exists.',
+  deployment_gone: 'That deployment was removed meanwhile.',
+  deployment_not_validated: 'Validate the deployment first.',
+  deployment_not_finished: 'Press Finish once the proxy is installed, then check for its desktop.',
+  deployment_finished: 'The install is marked finished: its site facts cannot change any more.',
+  deployment_completed: 'This deployment is complete.',
+  token_revoke_failed: 'The join token could not be revoked: it stays valid until it expires. Run the command shown, or fix the fleet role (token delete) and check again.',
   // instance administration: protection list, operator records, baseline
   group_not_security_group: 'Only a security group can protect its members: a distribution group is never in a sign-in token.',
   already_protected: 'That group is already on the protection list.',

@@ -10,6 +10,7 @@ import { evaluateAlerts } from '../alerts/evaluate';
 import { readAlertSettings } from '../alerts/store';
 import { deletePollState, nextPollState, readPollStates, writePollState, type ConsolePollState } from './state';
 import { pollConsole } from './status';
+import { advanceUpgradePlans } from '../upgrades/round';
 
 // A polling round, bounded and resumable (docs/decisions.md, "Polling rounds"). The round
 // record (pk POLL, sk ROUND) names the round and holds a lease, so one invocation works on it at
@@ -138,7 +139,10 @@ export async function runPollInvocation(deps: RoundDeps, opts: { deadline: numbe
   // every console was polled this round: evaluate once, notify, close
   const facts = deps.facts ? await deps.facts() : {};
   const settings = await readAlertSettings(deps.store);
-  const transitions = await evaluateAlerts(deps.store, { now: Date.now(), roundId: round.id, settings, consoles, states, ...facts });
+  const now = Date.now();
+  // upgrade plans: closed when the console reports the target, then the overdue rule over the open ones
+  const upgrades = await advanceUpgradePlans(deps.store, { now, roundId: round.id, consoles, states });
+  const transitions = await evaluateAlerts(deps.store, { now, roundId: round.id, settings, consoles, states, upgrades, ...facts });
   if (deps.notify) await deps.notify(transitions);
   const registered = new Set(consoles.map((c) => c.id));
   for (const id of states.keys()) if (!registered.has(id)) await deletePollState(deps.store, id); // a removed console's witness goes with it

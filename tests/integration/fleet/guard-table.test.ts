@@ -43,6 +43,13 @@ const TABLE: Row[] = [
   { route: 'GET /api/clients/{code}', path: '/api/clients/acme', expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
   { route: 'PUT /api/clients/{code}', path: '/api/clients/acme', body: { notes: 'Two gateways in Lyon' }, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
   { route: 'DELETE /api/clients/{code}', path: '/api/clients/acme', expect: adminRoute, admin: { path: '/api/clients/guard-temp', status: 204 } },
+  { route: 'GET /api/clients/{code}/access-role', path: '/api/clients/acme/access-role', expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  // initech has no role in the fixtures: the administrator creates it (201)
+  { route: 'POST /api/clients/{code}/access-role', path: '/api/clients/acme/access-role', body: {}, expect: adminRoute, admin: { path: '/api/clients/initech/access-role', status: 201 } },
+  { route: 'GET /api/upgrades', path: '/api/upgrades', expect: signedIn, admin: { status: 200 } },
+  { route: 'PUT /api/upgrades/settings', path: '/api/upgrades/settings', body: { targetTag: '' }, expect: adminRoute, admin: { status: 200 } },
+  // no target set (beforeAll): an operator of the console's client passes the guard and gets 409 target_not_set
+  { route: 'POST /api/upgrades/pack', path: '/api/upgrades/pack', body: { consoleIds: [ACME_CONSOLE], format: 'json' }, expect: { operator: { status: 409, code: 'target_not_set' }, viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 409 } },
   { route: 'GET /api/consoles', path: '/api/consoles', expect: signedIn, admin: { status: 200 } },
   { route: 'POST /api/consoles', path: '/api/consoles', body: { clientCode: 'acme', url: 'https://evil.example', token: 'x'.repeat(32) }, expect: adminRoute, admin: { body: { clientCode: 'initech', url: 'https://initech-hdc.clients.example', token: 'guard-temp-token-0123456789' }, status: 201 } },
   { route: 'GET /api/consoles/{id}', path: `/api/consoles/${ACME_CONSOLE}`, expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
@@ -68,6 +75,26 @@ const TABLE: Row[] = [
   { route: 'PUT /api/alerts/channels/{id}', path: `/api/alerts/channels/${NO_CHANNEL}`, body: { enabled: false }, expect: adminRoute, admin: { status: 404 } },
   { route: 'DELETE /api/alerts/channels/{id}', path: `/api/alerts/channels/${NO_CHANNEL}`, expect: adminRoute, admin: { status: 404 } },
   { route: 'POST /api/alerts/channels/{id}/test', path: `/api/alerts/channels/${NO_CHANNEL}/test`, expect: adminRoute, admin: { status: 404 } },
+  // proxy deployments (an acme deployment made in beforeAll; the administrator acts on his own)
+  { route: 'GET /api/deployment', path: '/api/deployment', expect: signedIn, admin: { status: 200 } },
+  { route: 'POST /api/deployment/generate', path: '/api/deployment/generate', body: { clientCode: 'acme', hostname: 'rogue-gw', domain: 'acme.local' }, expect: adminRoute, admin: { body: { clientCode: 'acme', hostname: 'guard-gw-admin2', domain: 'acme.local' }, status: 201 } },
+  { route: 'GET /api/deployment/{id}', path: '/api/deployment/{deployment}', expect: { operator: ok(), viewer: ok(), outsider: hidden('viewer'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'POST /api/deployment/{id}/validate', path: '/api/deployment/{deployment}/validate', body: {}, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { path: '/api/deployment/{adminDeployment}/validate', status: 200 } },
+  { route: 'GET /api/deployment/{id}/preview', path: '/api/deployment/{deployment}/preview', expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
+  { route: 'POST /api/deployment/{id}/directory', path: '/api/deployment/{deployment}/directory', body: {}, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { path: '/api/deployment/{adminDeployment}/directory', status: 200 } },
+  { route: 'POST /api/deployment/{id}/finish', path: '/api/deployment/{deployment}/finish', body: {}, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { path: '/api/deployment/{adminDeployment}/finish', status: 200 } },
+  { route: 'POST /api/deployment/{id}/desktop-check', path: '/api/deployment/{deployment}/desktop-check', body: {}, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { path: '/api/deployment/{adminDeployment}/desktop-check', status: 200 } },
+  // join tokens: administrators only, always; the console instance bundle: operators of the client named
+  { route: 'POST /api/bundles/proxy-token', path: '/api/bundles/proxy-token', body: { clientCode: 'acme' }, expect: adminRoute, admin: { status: 201 } },
+  { route: 'GET /api/bundles/proxy-tokens', path: '/api/bundles/proxy-tokens', expect: adminRoute, admin: { status: 200 } },
+  { route: 'DELETE /api/bundles/proxy-token/{tokenId}', path: `/api/bundles/proxy-token/${'0'.repeat(24)}`, expect: adminRoute, admin: { status: 404 } },
+  {
+    route: 'POST /api/bundles/console-instance',
+    path: '/api/bundles/console-instance',
+    body: { clientCode: 'acme', host: 'hdc.acme.example' },
+    expect: { operator: ok(), viewer: tooLow('operator'), outsider: { status: 403, code: 'client_scope', audit: { reason: 'client_scope', requiredLevel: 'operator', client: 'acme', filed: 'initech' } }, anonymous: anon },
+    admin: { status: 200 },
+  },
 ];
 // The local login is anonymous by design (it is how the administrator signs in): tests in auth.test.ts.
 const ANONYMOUS_BY_DESIGN = ['POST /api/auth/login'];
@@ -76,11 +103,25 @@ const METHOD = (route: string) => route.split(' ')[0];
 
 async function state() {
   const auth = await adminAuth();
-  const [clients, technicians, consoles] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles'].map((p) => call('GET', p, auth)));
-  return { clients: clients.body, technicians: technicians.body, consoles: consoles.body };
+  const [clients, technicians, consoles, deployments, tokens] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles', '/api/deployment', '/api/bundles/proxy-tokens'].map((p) => call('GET', p, auth)));
+  // join tokens by handle (the fake shifts their expiry to the clock at each read)
+  return { clients: clients.body, technicians: technicians.body, consoles: consoles.body, deployments: deployments.body, tokens: tokens.body?.tokens?.map((t: any) => t.tokenId).sort() };
 }
 
-beforeAll(() => tctl.reset());
+const made = { deployment: '', adminDeployment: '' };
+const fill = (p: string) => p.replace('{deployment}', made.deployment).replace('{adminDeployment}', made.adminDeployment);
+
+beforeAll(async () => {
+  tctl.reset();
+  const auth = await adminAuth();
+  // no upgrade target: the pack row's outcome does not depend on what other files planned
+  expect((await call('PUT', '/api/upgrades/settings', { ...auth, body: { targetTag: '' } })).status).toBe(200);
+  for (const [key, hostname] of [['deployment', 'guard-gw-op'], ['adminDeployment', 'guard-gw-admin']] as const) {
+    const r = await call('POST', '/api/deployment/generate', { ...auth, body: { clientCode: 'acme', hostname, domain: 'acme.local' } });
+    if (r.status !== 201) throw new Error(`deployment generate: ${r.status} ${r.text.slice(0, 200)}`);
+    made[key] = r.body.deployment.id;
+  }
+});
 
 it('covers every route the fleet plane declares', () => {
   const declared = Object.values(fleetRoutes)
@@ -96,7 +137,7 @@ describe.each(['anonymous', 'outsider', 'viewer', 'operator'] as const)('as %s',
     const expected = row.expect[persona];
     const before = await state();
     const mark = tctl.mark();
-    const r = await call(METHOD(row.route), row.path, { ...(await personaHeaders(persona)), body: row.body });
+    const r = await call(METHOD(row.route), fill(row.path), { ...(await personaHeaders(persona)), body: row.body });
     expect({ status: r.status, code: r.body?.code }).toEqual({ status: expected.status, code: expected.code ?? r.body?.code });
     const row_ = await auditRowOf(r.correlationId);
     if (expected.audit) {
@@ -108,7 +149,7 @@ describe.each(['anonymous', 'outsider', 'viewer', 'operator'] as const)('as %s',
       if (!expected.audit) expect(row_).toBeUndefined(); // anonymous calls are not audited (docs/decisions-fleet.md)
       expect(await state()).toEqual(before);
       // never reached the cluster CLI with a change
-      expect(tctl.commandsSince(mark).filter((c) => c[0] === 'lock' || c[0] === 'rm')).toEqual([]);
+      expect(tctl.commandsSince(mark).filter((c) => c[0] === 'lock' || c[0] === 'rm' || c[0] === 'create' || (c[0] === 'tokens' && c[1] !== 'ls'))).toEqual([]);
     }
   });
 });
@@ -116,7 +157,7 @@ describe.each(['anonymous', 'outsider', 'viewer', 'operator'] as const)('as %s',
 describe('as administrator', () => {
   let createdConsole = '';
   it.each(TABLE.map((r) => [r.route, r] as const))('%s', async (_name, row) => {
-    let path = row.admin.path ?? row.path;
+    let path = fill(row.admin.path ?? row.path);
     if (path.includes('{created}')) path = path.replace('{created}', createdConsole);
     const r = await call(METHOD(row.route), path, { ...(await personaHeaders('admin')), body: row.admin.body ?? row.body });
     expect(r.status).toBe(row.admin.status);

@@ -28,5 +28,6 @@ export const FLEET_WORDS: Record<string, string> = {
   'too_many_requests:poll_now': 'This console was polled now 6 times in the last minute, the most allowed.',
   nothing_to_upgrade: 'Every chosen console is already at the target version.',
   target_not_set: 'Set a target version first.',
+  token_revoke_failed: "The join token could not be revoked (the fleet plane's cluster role lacks token delete?): it stays valid until it expires. Run the manual command shown, then check again.",
 };
 

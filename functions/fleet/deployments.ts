@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import {
+  checkDeploymentDesktop,
+  deploymentDirectoryOutput,
+  deploymentResource,
+  deploymentsInScope,
+  finishDeployment,
+  generateDeployment,
+  previewDeployment,
+  validateDeployment,
+} from '@lib/fleet/deployment-flow';
+import { deploymentGenerateSchema, deploymentValidateSchema, deploymentView, type Deployment, type DeploymentGenerate, type DeploymentValidate } from '@lib/fleet/deployments';
+import { fleetHandler } from '@lib/fleet/http';
+import { defineFleetRoute } from '@lib/fleet/route';
+
+// Proxy deployments (docs/fleet.md "Proxy deployments"): administrators generate (a join token);
+// operators of the deployment's client act on it; viewers see its guided-install status.
+const idParams = z.object({ id: z.uuid() });
+type Id = { id: string };
+const onDeployment = { access: 'client' as const, level: 'operator' as const, params: idParams, resource: deploymentResource };
+
+const list = defineFleetRoute({
+  method: 'GET',
+  path: '/api/deployment',
+  summary: 'Proxy deployments of the clients in scope, newest first',
+  access: 'signed-in',
+  async handle({ rt, access }) {
+    return { body: { deployments: await deploymentsInScope(rt, access!) } };
+  },
+});
+
+const generate = defineFleetRoute<DeploymentGenerate>({
+  method: 'POST',
+  path: '/api/deployment/generate',
+  summary: 'New proxy deployment and its join token (shown once): { clientCode, hostname, domain, ldapAddress?, ttlHours? }; administrators',
+  access: 'admin',
+  body: deploymentGenerateSchema,
+  async handle(ctx) {
+    return { status: 201, body: await generateDeployment(ctx.rt, ctx.body, ctx) };
+  },
+});
+
+const get = defineFleetRoute<undefined, undefined, Id, Deployment>({
+  method: 'GET',
+  path: '/api/deployment/{id}',
+  summary: 'Guided-install status of one deployment (viewer of its client)',
+  ...onDeployment,
+  level: 'viewer',
+  async handle({ addressed }) {
+    return { body: deploymentView(addressed!.resource) };
+  },
+});
+
+const validate = defineFleetRoute<DeploymentValidate, undefined, Id, Deployment>({
+  method: 'POST',
+  path: '/api/deployment/{id}/validate',
+  summary: 'Check (and correct) the site facts: { hostname?, domain?, ldapAddress? } → { valid, problems }',
+  ...onDeployment,
+  body: deploymentValidateSchema,
+  async handle(ctx) {
+    return { body: await validateDeployment(ctx.rt, ctx.addressed!.resource, ctx.body, ctx) };
+  },
+});
+
+const preview = defineFleetRoute<undefined, undefined, Id, Deployment>({
+  method: 'GET',
+  path: '/api/deployment/{id}/preview',
+  summary: "The new proxy's teleport.yaml and install commands (no token)",
+  ...onDeployment,
+  async handle(ctx) {
+    return { body: previewDeployment(ctx.rt, ctx.addressed!.resource) };
+  },
+});
+
+const directory = defineFleetRoute<undefined, undefined, Id, Deployment>({
+  method: 'POST',
+  path: '/api/deployment/{id}/directory',
+  summary: "Manual directory output: the domain administrator's PowerShell steps (after validation)",
+  ...onDeployment,
+  async handle(ctx) {
+    return { body: await deploymentDirectoryOutput(ctx.rt, ctx.addressed!.resource, ctx) };
+  },
+});
+
+const finish = defineFleetRoute<undefined, undefined, Id, Deployment>({
+  method: 'POST',
+  path: '/api/deployment/{id}/finish',
+  summary: "The install on site is done: wait for the new proxy's desktop",
+  ...onDeployment,
+  async handle(ctx) {
+    return { body: await finishDeployment(ctx.rt, ctx.addressed!.resource, ctx) };
+  },
+});
+
+const desktopCheck = defineFleetRoute<undefined, undefined, Id, Deployment>({
+  method: 'POST',
+  path: '/api/deployment/{id}/desktop-check',
+  summary: "Is the new proxy's desktop seen? Then revoke the join token and complete (502 token_revoke_failed with the manual command)",
+  ...onDeployment,
+  async handle(ctx) {
+    return { body: await checkDeploymentDesktop(ctx.rt, ctx.addressed!.resource, ctx, ctx.access!.identity.admin) };
+  },
+});
+
+export const routes = [list, generate, get, validate, preview, directory, finish, desktopCheck];
+export const handler = fleetHandler(routes);
