@@ -43,26 +43,33 @@ afterAll(async () => {
   tctl.reset();
 });
 
-// Not yet seen green (written at the end of the session, the lock queue left no run): enable and run.
-test.skip(`${PROXIES} proxies: first render and a filter change, timed`, async () => {
+test(`${PROXIES} proxies: first render and a filter change, timed`, async () => {
   const { page } = w;
+  // the fake cluster CLI (a Node script: three processes parsing and shifting ~10 MB of JSON) takes
+  // seconds on a busy machine: each wait below may, the screen itself is measured apart
+  w.context.setDefaultTimeout(60_000);
   // warm the function once (a cold start is serverless-offline's, not the screen's)
-  await page.request.get('/api/nodes?status=locked', { headers: {} });
+  expect((await page.request.get('/api/nodes?status=locked')).status()).toBe(200);
+  const nodesAnswer = () => page.waitForResponse((r) => new URL(r.url()).pathname === '/api/nodes' && r.request().method() === 'GET');
   const t0 = Date.now();
+  const first = nodesAnswer().then(() => Date.now() - t0);
   await page.goto('/proxies');
   await proxiesShown(page);
   await page.locator('[data-testid="proxies-table"] tbody tr').first().waitFor();
   const firstRender = Date.now() - t0;
+  const firstApi = await first;
   await expect(page.getByTestId('list-status').textContent()).resolves.toMatch(new RegExp(`^${PROXIES - 1} proxies`));
   const drawn = await page.locator('[data-testid="proxies-table"] tbody tr').count();
   expect(drawn).toBeLessThanOrEqual(200);
   const online = Number(await page.getByTestId('count-online').locator('.n').textContent());
 
   const t1 = Date.now();
+  const filtered = nodesAnswer().then(() => Date.now() - t1);
   await page.getByTestId('count-online').click();
   await page.getByTestId('list-status').filter({ hasText: new RegExp(`^${online} of ${PROXIES - 1} proxies`) }).waitFor();
   await proxiesShown(page);
   const filterChange = Date.now() - t1;
+  const filterApi = await filtered;
 
   // the page still answers input at once (no long task holding the main thread)
   const t2 = Date.now();
@@ -70,7 +77,15 @@ test.skip(`${PROXIES} proxies: first render and a filter change, timed`, async (
   const typed = Date.now() - t2;
   await page.getByTestId('list-status').filter({ hasText: /^\d+ of \d+ proxies/ }).waitFor();
 
-  console.log(`fleet dashboard, ${PROXIES - 1} client proxies (${DESKTOPS} desktops): first render ${firstRender} ms, filter change (Online, ${online} rows) ${filterChange} ms, typing in the search ${typed} ms; ${drawn} rows drawn`);
-  expect(firstRender).toBeLessThan(15_000);
-  expect(filterChange).toBeLessThan(10_000);
+  console.log(
+    `fleet dashboard, ${PROXIES - 1} client proxies (${DESKTOPS} desktops): first render ${firstRender} ms (API answer at ${firstApi} ms, drawing ${firstRender - firstApi} ms), ` +
+      `filter change (Online, ${online} rows) ${filterChange} ms (API answer at ${filterApi} ms, drawing ${filterChange - filterApi} ms), typing in the search ${typed} ms; ${drawn} rows drawn`,
+  );
+  // what the screen controls: drawing after the answer, and input never held
+  expect(firstRender - firstApi).toBeLessThan(3_000);
+  expect(filterChange - filterApi).toBeLessThan(3_000);
+  expect(typed).toBeLessThan(1_000);
+  // end to end, the fake CLI included (loose: a shared 2-core machine)
+  expect(firstRender).toBeLessThan(45_000);
+  expect(filterChange).toBeLessThan(30_000);
 }, 120_000);
