@@ -73,7 +73,7 @@ start_db() {
   [ "$NETWORK" = host ] && port_args=(-port "$((PORT + 2))")
   # shellcheck disable=SC2046
   podman run -d --name "$NAME-db" --restart unless-stopped $(net_args db) \
-    -v "$INSTANCE/data/db:/data:Z" "$(image hdc-dynamodb)" "${port_args[@]}" >/dev/null
+    -v "$INSTANCE/data/db:/data:Z" "$(image hdc-dynamodb)" "${port_args[@]}" >/dev/null || return 1
   say "store $NAME-db started"
 }
 
@@ -89,7 +89,7 @@ start_password_service() {
     -e HDC_RESET_UPN="${HDC_RESET_UPN:-}" -e HDC_RESET_PASSWORD_FILE=/run/secrets/reset.password \
     -e HDC_PWD_DOMAIN="${HDC_DOMAIN:-}" \
     -v "$s:/run/secrets:ro,Z" -v "$INSTANCE/config:/config:ro,Z" \
-    "$(image hdc-password-service)" >/dev/null
+    "$(image hdc-password-service)" >/dev/null || return 1
   say "password service $NAME-password-service started (no published port)"
 }
 
@@ -107,7 +107,7 @@ console_args() {
 
 start_console() {
   # shellcheck disable=SC2046
-  podman run -d --name "$NAME-console" --restart unless-stopped $(console_args) "$(image hdc-console)" >/dev/null
+  podman run -d --name "$NAME-console" --restart unless-stopped $(console_args) "$(image hdc-console)" >/dev/null || return 1
   say "console $NAME-console started"
 }
 
@@ -134,9 +134,10 @@ stop_all() {
   done
 }
 
+# each step's failure is returned (callers use `start_all || rollback`, where errexit is off)
 start_all() {
-  ensure_networks
-  start_db
-  start_password_service
-  start_console
+  ensure_networks || return 1
+  start_db || return 1
+  start_password_service || return 1
+  start_console || return 1
 }

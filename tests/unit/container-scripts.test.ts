@@ -15,7 +15,8 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-scripts-'));
   bin = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-fake-bin-'));
   calls = path.join(bin, 'calls.log');
-  fs.writeFileSync(path.join(bin, 'podman'), `#!/bin/sh\necho "$*" >> ${calls}\nexit 0\n`, { mode: 0o755 });
+  // exits 1 on `run` when PODMAN_RUN_FAILS=1 (an image that does not start)
+  fs.writeFileSync(path.join(bin, 'podman'), `#!/bin/sh\necho "$*" >> ${calls}\n[ "$1" = run ] && [ "$PODMAN_RUN_FAILS" = 1 ] && exit 1\nexit 0\n`, { mode: 0o755 });
   for (const s of fs.readdirSync(SCRIPTS)) fs.copyFileSync(path.join(SCRIPTS, s), path.join(dir, s));
   fs.writeFileSync(path.join(dir, 'hdc.env'), 'HDC_NAME=acme\nHDC_IMAGE_REPOSITORY=localhost\nHDC_IMAGE_TAG=1.0.0\nHDC_PORT=8443\nHDC_NETWORK=bridge\n', { mode: 0o600 });
 });
@@ -24,8 +25,8 @@ afterEach(() => {
   fs.rmSync(bin, { recursive: true, force: true });
 });
 
-const run = (script: string, args: string[], cwd = dir) => {
-  const r = spawnSync('bash', [path.join(cwd, script), ...args], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, CONTAINERS_CONF: '/dev/null' } });
+const run = (script: string, args: string[], cwd = dir, extra: NodeJS.ProcessEnv = {}) => {
+  const r = spawnSync('bash', [path.join(cwd, script), ...args], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, CONTAINERS_CONF: '/dev/null', ...extra } });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 };
 const podmanCalls = () => (fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n').filter(Boolean) : []);
@@ -117,5 +118,15 @@ describe('install.sh and upgrade.sh refusals', () => {
     expect(r.code).toBe(2);
     expect(fs.readFileSync(path.join(dir, 'hdc.env'), 'utf8')).toBe(before);
     expect(podmanCalls()).toEqual([]);
+  });
+  it('a recreate that fails prints the rollback at once (not after the health wait), the new image pinned', () => {
+    const t0 = Date.now();
+    const r = run('upgrade.sh', ['localhost:2.0.0'], dir, { PODMAN_RUN_FAILS: '1' });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('UPGRADE FAILED');
+    expect(r.out).toContain("./upgrade.sh 'localhost:1.0.0'");
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(fs.readFileSync(path.join(dir, 'hdc.env'), 'utf8')).toContain('HDC_IMAGE_TAG=2.0.0');
+    expect(podmanCalls().some((c) => c.startsWith('exec acme-console') && c.includes('admin backup'))).toBe(true);
   });
 });
