@@ -10,7 +10,8 @@ import { issueFleetToken } from '../../lib/fleet-status';
 import { callPasswordService } from '../../lib/password-service/console-side/client';
 import { isApiError } from '../../lib/errors';
 import { setAccessOnly } from '../../lib/auth/access-only';
-import { copyData, readSchema, restoreData, runMigrations, SCHEMA_VERSION } from '../../lib/migrations';
+import { readSchema, runMigrations, SCHEMA_VERSION } from '../../lib/migrations';
+import { backupDatabase, restoreDatabase } from '../../lib/admin/database';
 import { recordMigration } from '../../lib/migrations/startup';
 import { createStore } from '../../lib/store';
 
@@ -86,26 +87,11 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
         throw e;
       }
     }
-    case 'backup': {
-      if (args.length) return { code: 2, out: helpOf(command) };
-      const folder = rt.config.Database.BackupFolder;
-      if (!folder) return { code: 1, out: 'Database:BackupFolder is not set: nothing written (in AWS use the table\'s point-in-time recovery)' };
-      const copy = await copyData(rt.store, { folder }, 'backup');
-      await rt.audit.append({ event: 'database.backup', outcome: 'success', actor, details: { file: path.basename(copy.location), items: copy.items } });
-      return { code: 0, out: copy.location };
-    }
+    case 'backup':
+      return args.length ? { code: 2, out: helpOf(command) } : backupDatabase(rt, actor);
     case 'restore-database': {
       const file = args.find((a) => !a.startsWith('--'));
-      if (!file || !args.includes('--confirm')) return { code: 2, out: helpOf(command) };
-      if (!fs.existsSync(file)) return { code: 2, out: `${file}: no such file` };
-      let result;
-      try {
-        result = await restoreData(rt.store, file);
-      } catch (e) {
-        return { code: 2, out: `${file} is not a database copy: nothing changed (${(e as Error).message.slice(0, 80)})` };
-      }
-      await rt.audit.append({ event: 'database.restored', outcome: 'success', actor, details: { file: path.basename(file), ...result } });
-      return { code: 0, out: `database restored from ${path.basename(file)}: ${result.written} item(s) written, ${result.deleted} deleted` };
+      return !file || !args.includes('--confirm') ? { code: 2, out: helpOf(command) } : restoreDatabase(rt, file, actor);
     }
     case 'issue-fleet-token': {
       const token = await issueFleetToken(rt);

@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { copyData, restoreData } from '../migrations';
+import type { ConsoleRuntime } from '../runtime';
+
+type Actor = { name: string; provider: string };
+type Outcome = { code: number; out: string };
+
+/** `backup`: a consistent copy of the database under Database:BackupFolder, its path printed; audited `database.backup`. */
+export async function backupDatabase(rt: ConsoleRuntime, actor: Actor): Promise<Outcome> {
+  const folder = rt.config.Database.BackupFolder;
+  if (!folder) return { code: 1, out: "Database:BackupFolder is not set: nothing written (in AWS use the table's point-in-time recovery)" };
+  const copy = await copyData(rt.store, { folder }, 'backup');
+  await rt.audit.append({ event: 'database.backup', outcome: 'success', actor, details: { file: path.basename(copy.location), items: copy.items } });
+  return { code: 0, out: copy.location };
+}
+
+/** `restore-database <file> --confirm`: the table made exactly the copy; a file that is not a copy changes nothing (exit 2); audited `database.restored`. */
+export async function restoreDatabase(rt: ConsoleRuntime, file: string, actor: Actor): Promise<Outcome> {
+  if (!fs.existsSync(file)) return { code: 2, out: `${file}: no such file` };
+  let result;
+  try {
+    result = await restoreData(rt.store, file);
+  } catch (e) {
+    return { code: 2, out: `${file} is not a database copy: nothing changed (${(e as Error).message.slice(0, 80)})` };
+  }
+  await rt.audit.append({ event: 'database.restored', outcome: 'success', actor, details: { file: path.basename(file), ...result } });
+  return { code: 0, out: `database restored from ${path.basename(file)}: ${result.written} item(s) written, ${result.deleted} deleted` };
+}
