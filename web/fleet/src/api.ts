@@ -58,10 +58,13 @@ export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path
 /** A 204 answers `true`: useAction's run() tells a done delete (defined) from a failed one (undefined). */
 export const del = async <T = any>(path: string): Promise<T | true> => (await api<T>('DELETE', path)) ?? true;
 
-/** A file answer (the inventory CSV): fetched with the caller's credentials, then saved by the browser. */
-export async function download(path: string): Promise<void> {
-  const r = await request('GET', path, undefined, 'text/csv');
-  const name = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? 'download.csv';
+/**
+ * A file answer (the inventory CSV, an upgrade pack's zip): fetched with the caller's credentials,
+ * then saved by the browser under the name of its content-disposition.
+ */
+export async function download(path: string, opts: { method?: 'GET' | 'POST'; body?: unknown; accept?: string; fallbackName?: string } = {}): Promise<string> {
+  const r = await request(opts.method ?? 'GET', path, opts.body, opts.accept ?? 'text/csv');
+  const name = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? opts.fallbackName ?? 'download.csv';
   const url = URL.createObjectURL(await r.blob());
   const a = document.createElement('a');
   a.href = url;
@@ -70,6 +73,7 @@ export async function download(path: string): Promise<void> {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return name;
 }
 
 export type Level = 'viewer' | 'operator';

@@ -6,6 +6,7 @@ import { ProxiesPage, ProxyPage } from './proxies';
 import { ClientPage, ClientsPage, ConsolePage } from './clients';
 import { AlertSettingsPage, AlertsPage } from './alerts';
 import { AccessPage, AuditPage, TechniciansPage } from './admin';
+import { UpgradesPage } from './upgrades';
 
 type Boot = { state: 'loading' } | { state: 'signin'; refused?: unknown } | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
 
@@ -106,6 +107,9 @@ function Nav({ me }: { me: Me }) {
           </Link>
         </li>
         <li>
+          <Link to="/upgrades">Upgrades</Link>
+        </li>
+        <li>
           <Link to="/alerts" exact>
             Alerts
           </Link>
@@ -148,6 +152,9 @@ function Page({ me }: { me: Me }) {
       break;
     case 'consoles':
       if (seg.length === 2) return <ConsolePage me={me} id={seg[1]} />;
+      break;
+    case 'upgrades':
+      if (seg.length === 1) return <UpgradesPage me={me} />;
       break;
     case 'alerts':
       if (seg.length === 1) return <AlertsPage me={me} />;

@@ -16,7 +16,6 @@ export const FLEET_WORDS: Record<string, string> = {
   unknown_client: 'That client is not registered.',
   client_exists: 'A client with that code is already registered.',
   client_has_consoles: 'Remove the consoles of this client first.',
-  would_overwrite: 'A role of that name exists and was not created by the fleet plane.',
   'protected_node:protected_service': 'An Auth or Proxy node cannot be locked: locking it would cut the whole cluster.',
   'protected_node:unsupported_kind': 'This kind of node cannot be locked.',
   protected_node: 'This node cannot be locked.',
@@ -26,8 +25,9 @@ export const FLEET_WORDS: Record<string, string> = {
   access_unavailable: 'The access platform cannot be read right now. Try again.',
   too_many_requests: 'Too many test sends: at most 10 a minute.',
   'too_many_requests:poll_now': 'This console was polled now 6 times in the last minute, the most allowed.',
-  nothing_to_upgrade: 'Every chosen console is already at the target version.',
-  target_not_set: 'Set a target version first.',
+  nothing_to_upgrade: 'Nothing to upgrade: the chosen consoles already run the target version, or none you may operate is known to be behind it (a console that never answered is not; select it to include it).',
+  target_not_set: 'No target version is set, so no console can be behind it: an administrator sets one in the upgrade settings first.',
+  would_overwrite: 'The cluster has a role of that name that the fleet plane did not create: nothing was written.',
   token_revoke_failed: "The join token could not be revoked (the fleet plane's cluster role lacks token delete?): it stays valid until it expires. Run the manual command shown, then check again.",
 };
 
