@@ -560,7 +560,7 @@ function AccessRoleSection({ me, code }: { me: Me; code: string }) {
           <p>
             Role <strong>{data.name}</strong>
           </p>
-          <pre className="commands" aria-label={`YAML of the role ${data.name}`} tabIndex={0}>
+          <pre className="commands" tabIndex={0}>
             {data.yaml}
           </pre>
         </div>

@@ -330,7 +330,7 @@ function PackView({ pack }: { pack: Pack }) {
                 {c.url}: {c.from ?? 'unknown version'} → {c.to}
                 {c.newlyPlanned ? '' : ' (already planned)'}
               </p>
-              <pre className="commands">{c.commands.join('\n')}</pre>
+              <pre className="commands" tabIndex={0}>{c.commands.join('\n')}</pre>
             </div>
           ))}
         </div>
