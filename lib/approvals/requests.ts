@@ -209,29 +209,37 @@ export async function createRequest(c: ApprovalsContext, raw: unknown) {
   if (d.reason !== 'approval_required' || !d.approval) throw await refuse(refusalError(d), { target }, d.reason);
 
   const { approvers, approvalsNeeded } = approversFor(settings, d.approval);
+  return fileRequest(c, body, settings.requestLifetimeDays, { kind: body.kind, action: parameters.action, target: target!, parameters, source: d.approval, approvers, approvalsNeeded }, `approval_required:${sourceKey(d.approval)}`);
+}
+
+/** The fields of a new request that depend on what is asked; the rest is the same for every kind. */
+type NewRequest = Pick<ApprovalRequest, 'kind' | 'action' | 'target' | 'parameters' | 'source' | 'approvers' | 'approvalsNeeded'> & Pick<Partial<ApprovalRequest>, 'targets'>;
+
+/** Record a new pending request (a new id, or 409), audit `request.created` with the decision that made it, tell its approvers. */
+async function fileRequest(c: ApprovalsContext, body: CreateRequestBody, lifetimeDays: number, fields: NewRequest, decision: string, details: Record<string, unknown> = {}) {
   const now = new Date();
   const req: ApprovalRequest = {
     id: newId(),
-    kind: body.kind,
-    action: parameters.action,
+    kind: fields.kind,
+    action: fields.action,
     state: 'pending',
     reason: body.reason,
     ...(body.ticket ? { ticket: body.ticket } : {}),
-    target: target!,
-    parameters,
+    target: fields.target,
+    ...(fields.targets ? { targets: fields.targets } : {}),
+    parameters: fields.parameters,
     requester: { ...me(c.actor), provider: c.actor.identity.provider },
-    source: d.approval,
-    approvers,
-    approvalsNeeded,
+    source: fields.source,
+    approvers: fields.approvers,
+    approvalsNeeded: fields.approvalsNeeded,
     approvals: [],
     createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + settings.requestLifetimeDays * 86_400_000).toISOString(),
+    expiresAt: new Date(now.getTime() + lifetimeDays * 86_400_000).toISOString(),
     correlationId: c.correlationId,
   };
-  if (!(await putRecord(rt.store, PK, req.id, req, { expectVersion: 0 }))) throw conflict('request_id_collision');
-  const decision = d.approval.kind === 'always' ? 'approval_required:always' : `approval_required:delegation:${d.approval.delegationId}`;
-  await auditRequest(rt, 'request.created', 'success', decision, req, auditActor(c.actor), { approvalsNeeded, approvers });
-  await notify(rt, 'approval_requested', req);
+  if (!(await putRecord(c.rt.store, PK, req.id, req, { expectVersion: 0 }))) throw conflict('request_id_collision');
+  await auditRequest(c.rt, 'request.created', 'success', decision, req, auditActor(c.actor), { approvalsNeeded: fields.approvalsNeeded, approvers: fields.approvers, ...details });
+  await notify(c.rt, 'approval_requested', req);
   return requestView(req);
 }
 
@@ -294,31 +302,14 @@ async function createBulkRequest(c: ApprovalsContext, body: CreateRequestBody, r
   const source = [...sources.values()][0];
 
   const { approvers, approvalsNeeded } = approversFor(settings, source);
-  const now = new Date();
-  const req: ApprovalRequest = {
-    id: newId(),
-    kind: 'bulk',
-    action: parameters.action,
-    state: 'pending',
-    reason: body.reason,
-    ...(body.ticket ? { ticket: body.ticket } : {}),
-    target: summary(captured.length),
-    targets: captured,
-    parameters,
-    requester: { ...me(c.actor), provider: c.actor.identity.provider },
-    source,
-    approvers,
-    approvalsNeeded,
-    approvals: [],
-    createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + settings.requestLifetimeDays * 86_400_000).toISOString(),
-    correlationId: c.correlationId,
-  };
-  if (!(await putRecord(rt.store, PK, req.id, req, { expectVersion: 0 }))) throw conflict('request_id_collision');
-  const decision = source.kind === 'always' ? 'approval_required:always' : `approval_required:delegation:${(source as { delegationId: string }).delegationId}`;
-  await auditRequest(rt, 'request.created', 'success', decision, req, auditActor(c.actor), { approvalsNeeded, approvers, targets: captured.length });
-  await notify(rt, 'approval_requested', req);
-  return requestView(req);
+  return fileRequest(
+    c,
+    body,
+    settings.requestLifetimeDays,
+    { kind: 'bulk', action: parameters.action, target: summary(captured.length), targets: captured, parameters, source, approvers, approvalsNeeded },
+    `approval_required:${sourceKey(source)}`,
+    { targets: captured.length },
+  );
 }
 
 /**
@@ -351,29 +342,14 @@ async function createAdminRequest(c: ApprovalsContext, body: CreateRequestBody, 
   }
   if (!preview.widens.length) throw await refuse(conflict('approval_not_required'), { target: preview.target });
 
-  const now = new Date();
-  const req: ApprovalRequest = {
-    id: newId(),
-    kind: 'action',
-    action,
-    state: 'pending',
-    reason: body.reason,
-    ...(body.ticket ? { ticket: body.ticket } : {}),
-    target: preview.target,
-    parameters: preview.params,
-    requester: { ...me(c.actor), provider: c.actor.identity.provider },
-    source: { kind: 'admin' },
-    approvers: ADMIN_APPROVERS,
-    approvalsNeeded: 1,
-    approvals: [],
-    createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + settings.requestLifetimeDays * 86_400_000).toISOString(),
-    correlationId: c.correlationId,
-  };
-  if (!(await putRecord(rt.store, PK, req.id, req, { expectVersion: 0 }))) throw conflict('request_id_collision');
-  await auditRequest(rt, 'request.created', 'success', 'approval_required:self_widening', req, auditActor(c.actor), { approvalsNeeded: 1, approvers: ADMIN_APPROVERS, widens: preview.widens });
-  await notify(rt, 'approval_requested', req);
-  return requestView(req);
+  return fileRequest(
+    c,
+    body,
+    settings.requestLifetimeDays,
+    { kind: 'action', action, target: preview.target, parameters: preview.params, source: { kind: 'admin' }, approvers: ADMIN_APPROVERS, approvalsNeeded: 1 },
+    'approval_required:self_widening',
+    { widens: preview.widens },
+  );
 }
 
 /** Would the captured admin change widen this approver's own rights? (a change that no longer validates is left to the execution, which reports it) */
