@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { Client } from 'ldapts';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { bundleProcess } from '../containers/build';
+import { loadConfig } from '../lib/config';
+import { lapsWindow } from '../lib/password-service/service-side/service';
+import { windowKey } from '../lib/store/window';
 import { createStore } from '../lib/store';
 import * as OTPAuth from 'otpauth';
 import { ConsoleClient } from '../local/console-client';
@@ -12,12 +17,12 @@ import { stackFile, type StackInfo } from '../local/stack';
 // password service over the signed link → directory → back) beside a raw ldapts read of the same
 // attribute (LDAPS connect, bind as the LAPS account, read, unbind), measured in one run, with a
 // per-hop breakdown from the `laps_timing` lines both sides log under the request's correlation id.
-// The rate window allows 5 reads per computer per 10 minutes: one warm-up and 4 measured reads
-// per computer (run it once per fresh stack, or wait out the window).
+// Two paths in the same run: serverless-offline (what `npm start` runs) and the container gateway
+// (the self-hosted images' processes, started here on the host from the same bundles).
 const stack: StackInfo = JSON.parse(fs.readFileSync(stackFile('dev'), 'utf8'));
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN);
 const code = (secret: string, step: number) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: step * 30000 });
-const ROUNDS = 4;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 
 interface Timing {
   correlationId: string;
@@ -41,6 +46,60 @@ function timings(logFile: string): Map<string, Timing> {
   return out;
 }
 
+/** The environment of a running stack process (the gateway processes get the same as serverless-offline's). */
+function environOf(name: string): Record<string, string> {
+  const pid = Number(fs.readFileSync(path.join(RUN_DIR, `dev-${name}.pid`), 'utf8'));
+  const raw = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
+const GATEWAY_DIR = path.join(RUN_DIR, 'bench-gateway');
+const GATEWAY_PORTS = { console: 3500, service: 3504 };
+
+/**
+ * The self-hosted path: the container images' two processes (the gateway in front of the same
+ * handlers, bundled as in the images) run on the host against this stack's store and directory,
+ * with the environment serverless-offline gives the console and the password service.
+ */
+async function startGateways(): Promise<{ url: string; logs: { console: string; service: string }; stop: () => void }> {
+  const bundle = (name: string, role: string) => bundleProcess(name, path.join(GATEWAY_DIR, role), path.join(GATEWAY_DIR, `${role}.js`), path.resolve(__dirname, '..'));
+  await bundle('hdc-console', 'console');
+  await bundle('hdc-password-service', 'password-service');
+  const common = { HDC_LISTEN: '127.0.0.1', HDC_TABLE: stack.tableName, HDC_SCHEDULER: 'off', HDC_CREATE_TABLE: 'false' };
+  const logs = { console: path.join(GATEWAY_DIR, 'console.log'), service: path.join(GATEWAY_DIR, 'password-service.log') };
+  const start = (role: string, env: Record<string, string>, log: string) =>
+    spawn(process.execPath, [path.join(GATEWAY_DIR, `${role}.js`)], { env, stdio: ['ignore', fs.openSync(log, 'w'), fs.openSync(log, 'a')] });
+  const service = start('password-service', { ...environOf('password-service'), ...common, HDC_PORT: String(GATEWAY_PORTS.service) }, logs.service);
+  const consoleProc = start(
+    'console',
+    { ...environOf('offline'), ...common, HDC_PORT: String(GATEWAY_PORTS.console), HDC_LAMBDA_ENDPOINT: `http://127.0.0.1:${GATEWAY_PORTS.service}`, HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction },
+    logs.console,
+  );
+  const stop = () => {
+    service.kill();
+    consoleProc.kill();
+  };
+  const url = `http://127.0.0.1:${GATEWAY_PORTS.console}`;
+  for (let i = 0; ; i++) {
+    const up = await new ConsoleClient(url).get('/health/live').then((r) => r.status === 200, () => false);
+    if (up) break;
+    if (i > 100) {
+      stop();
+      throw new Error(`the gateway processes did not start (see ${GATEWAY_DIR}/*.log)`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, logs, stop };
+}
+
+interface PathResult {
+  reveal: number[];
+  raw: number[];
+  signedIn: number[];
+  storeWrite: number[];
+  ids: Array<{ id: string; ms: number }>;
+}
+
 async function main() {
   const admin = stack.accounts.find((a) => a.username === 'op-super')!;
   const c = new ConsoleClient(stack.consoleUrl);
@@ -53,85 +112,105 @@ async function main() {
   const targets = stack.directory.computers.filter((x) => ['WS-STD-01', 'WS-STD-05', 'WS-VIP-01', 'WS-BR-01'].includes(x.name));
   const laps = stack.directory.technicalAccounts.laps;
   const ca = fs.readFileSync(stack.directory.caFile);
-  const reveal: number[] = [];
-  const raw: number[] = [];
-  // the floors, measured in the same rounds: a signed-in request that reads nothing else (gateway,
-  // session, rights) and one conditional two-item transaction on the same DynamoDB Local
-  const signedIn: number[] = [];
-  const storeWrite: number[] = [];
   const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
-  const ids: Array<{ id: string; ms: number }> = [];
-  for (const t of targets) {
-    const w = await c.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' }); // warm-up (connections, caches that may be lost)
-    if (w.status !== 200) throw new Error(`reveal ${t.name}: ${w.status} ${w.text}`);
-  }
-  for (let round = 0; round < ROUNDS; round++) {
+  const config = loadConfig({}).config;
+  // the rate window allows 5 operations per computer per 10 minutes: the bench empties the
+  // windows of its own targets (on this local stack only) so both paths measure as many rounds as asked
+  const clearWindows = () => Promise.all(targets.map((t) => store.documentClient.send(new DeleteCommand({ TableName: stack.tableName, Key: windowKey(lapsWindow(config, t.guid)) }))));
+
+  /** Reveals through one path, each beside a raw read, a signed-in request and a bare transaction (the floors). */
+  async function measure(client: ConsoleClient, label: string): Promise<PathResult> {
+    const out: PathResult = { reveal: [], raw: [], signedIn: [], storeWrite: [], ids: [] };
+    await clearWindows();
     for (const t of targets) {
-      let t0 = performance.now();
-      const r = await c.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' });
-      const ms = performance.now() - t0;
-      if (r.status !== 200) throw new Error(`reveal ${t.name}: ${r.status} ${r.text}`);
-      reveal.push(ms);
-      ids.push({ id: String(r.headers['x-correlation-id'] ?? ''), ms });
-
-      t0 = performance.now();
-      const l = new Client({ url: stack.directory.dcs[0].url, tlsOptions: { ca: [ca] } });
-      await l.bind(laps.upn, laps.password);
-      const e = (await l.search(t.dn, { scope: 'base', attributes: ['msLAPS-Password'] })).searchEntries[0];
-      await l.unbind();
-      if (!e?.['msLAPS-Password']) throw new Error('raw read returned nothing');
-      raw.push(performance.now() - t0);
-
-      t0 = performance.now();
-      const me = await c.get('/api/auth/me');
-      if (me.status !== 200) throw new Error(`me: ${me.status}`);
-      signedIn.push(performance.now() - t0);
-
-      t0 = performance.now();
-      const id = `${round}-${t.name}`;
-      await store.documentClient.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `row#${id}` }, ConditionExpression: 'attribute_not_exists(pk)' } },
-            { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `head#${id}` } } },
-          ],
-        }),
-      );
-      storeWrite.push(performance.now() - t0);
+      const w = await client.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' }); // warm-up (connections, caches that may be lost)
+      if (w.status !== 200) throw new Error(`${label}: reveal ${t.name}: ${w.status} ${w.text}`);
     }
-  }
-  console.log(`samples               ${reveal.length}`);
-  console.log(`reveal round trip     median ${median(reveal).toFixed(1)} ms   (console → password service → directory)`);
-  console.log(`raw ldapts read       median ${median(raw).toFixed(1)} ms   (LDAPS connect + bind + read + unbind)`);
-  console.log(`ratio reveal / raw    ${(median(reveal) / median(raw)).toFixed(2)}`);
-  console.log('');
-  console.log('floors measured in the same rounds');
-  console.log(`signed-in GET /api/auth/me        median ${median(signedIn).toFixed(1)} ms   (gateway + session + settings + rights, no directory)`);
-  console.log(`DynamoDB transaction (2 puts)     median ${median(storeWrite).toFixed(1)} ms   (the reveal waits on 3 in a row: nonce + rate window, service audit, console audit)`);
-  console.log(`ratio (reveal − 3 transactions) / raw   ${((median(reveal) - 3 * median(storeWrite)) / median(raw)).toFixed(2)}   (what the store's write latency leaves)`);
+    for (let round = 0; round < ROUNDS; round++) {
+      await clearWindows();
+      for (const t of targets) {
+        let t0 = performance.now();
+        const r = await client.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' });
+        const ms = performance.now() - t0;
+        if (r.status !== 200) throw new Error(`${label}: reveal ${t.name}: ${r.status} ${r.text}`);
+        out.reveal.push(ms);
+        out.ids.push({ id: String(r.headers['x-correlation-id'] ?? ''), ms });
 
-  // per hop: medians over the measured reveals whose timing lines were found in both logs
-  await new Promise((r) => setTimeout(r, 500)); // let the processes flush their logs
-  const consoleT = timings(path.join(RUN_DIR, 'dev-offline.log'));
-  const serviceT = timings(path.join(RUN_DIR, 'dev-password-service.log'));
-  const rows: Record<string, number[]> = {};
-  const add = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (rows[k] ??= []).push(v);
-  let matched = 0;
-  for (const { id, ms } of ids) {
-    const ct = consoleT.get(id);
-    const st = serviceT.get(id);
-    if (!ct || !st) continue;
-    matched++;
-    add('request pipeline (gateway, session, CSRF, rights) = round trip − console handler', ms - ct.total);
-    for (const [k, v] of Object.entries(ct.hops)) add(k, v);
-    for (const [k, v] of Object.entries(st.hops)) add(k, v);
-    add('service total', st.total);
-    add('invoke overhead = console.invoke − service total', (ct.hops['console.invoke'] ?? NaN) - st.total);
+        t0 = performance.now();
+        const l = new Client({ url: stack.directory.dcs[0].url, tlsOptions: { ca: [ca] } });
+        await l.bind(laps.upn, laps.password);
+        const e = (await l.search(t.dn, { scope: 'base', attributes: ['msLAPS-Password'] })).searchEntries[0];
+        await l.unbind();
+        if (!e?.['msLAPS-Password']) throw new Error('raw read returned nothing');
+        out.raw.push(performance.now() - t0);
+
+        t0 = performance.now();
+        const me = await client.get('/api/auth/me');
+        if (me.status !== 200) throw new Error(`me: ${me.status}`);
+        out.signedIn.push(performance.now() - t0);
+
+        t0 = performance.now();
+        const id = `${label}-${round}-${t.name}-${Date.now()}`;
+        await store.documentClient.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `row#${id}` }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `head#${id}` } } },
+            ],
+          }),
+        );
+        out.storeWrite.push(performance.now() - t0);
+      }
+    }
+    await clearWindows();
+    return out;
   }
-  console.log('');
-  console.log(`per hop (median ms over ${matched} reveals; hops in one line of the console ran together)`);
-  if (!matched) console.log('  no laps_timing lines matched (are the logs in local/.run/dev-*.log?)');
-  for (const [k, v] of Object.entries(rows)) console.log(`  ${k.padEnd(72)} ${median(v).toFixed(1).padStart(7)}`);
+
+  function report(label: string, r: PathResult, logs: { console: string; service: string }) {
+    console.log('');
+    console.log(`== ${label}`);
+    console.log(`samples               ${r.reveal.length}`);
+    console.log(`reveal round trip     median ${median(r.reveal).toFixed(1)} ms   (console → password service → directory)`);
+    console.log(`raw ldapts read       median ${median(r.raw).toFixed(1)} ms   (LDAPS connect + bind + read + unbind)`);
+    console.log(`ratio reveal / raw    ${(median(r.reveal) / median(r.raw)).toFixed(2)}   (target ≤ 2)`);
+    console.log(`floors measured in the same rounds`);
+    console.log(`  signed-in GET /api/auth/me        median ${median(r.signedIn).toFixed(1)} ms   (gateway + session + settings + rights, no directory)`);
+    console.log(`  DynamoDB transaction (2 puts)     median ${median(r.storeWrite).toFixed(1)} ms   (the reveal waits on 2 in a row: the service's admission, the console's audit)`);
+    const consoleT = timings(logs.console);
+    const serviceT = timings(logs.service);
+    const rows: Record<string, number[]> = {};
+    const add = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (rows[k] ??= []).push(v);
+    let matched = 0;
+    for (const { id, ms } of r.ids) {
+      const ct = consoleT.get(id);
+      const st = serviceT.get(id);
+      if (!ct || !st) continue;
+      matched++;
+      add('request pipeline (gateway, session, CSRF, rights) = round trip − console handler', ms - ct.total);
+      for (const [k, v] of Object.entries(ct.hops)) add(k, v);
+      for (const [k, v] of Object.entries(st.hops)) add(k, v);
+      add('service total', st.total);
+      add('invoke overhead = console.invoke − service total', (ct.hops['console.invoke'] ?? NaN) - st.total);
+    }
+    console.log(`per hop (median ms over ${matched} reveals; hops in one line of the console ran together)`);
+    if (!matched) console.log('  no laps_timing lines matched');
+    for (const [k, v] of Object.entries(rows)) console.log(`  ${k.padEnd(72)} ${median(v).toFixed(1).padStart(7)}`);
+  }
+
+  const offline = await measure(c, 'serverless-offline');
+  const gw = await startGateways();
+  let gateway: PathResult;
+  try {
+    // the same session (same store): the cookie and CSRF token carry over to the gateway's origin
+    const g = new ConsoleClient(gw.url);
+    g.adoptSession(c);
+    gateway = await measure(g, 'gateway');
+    await new Promise((r) => setTimeout(r, 500)); // let the processes flush their logs
+  } finally {
+    gw.stop();
+  }
+  report('through serverless-offline (npm start: the local emulation of API Gateway and Lambda)', offline, { console: path.join(RUN_DIR, 'dev-offline.log'), service: path.join(RUN_DIR, 'dev-password-service.log') });
+  report('through the container gateway (the self-hosted images\' processes, on the host)', gateway, gw.logs);
 }
 main().catch((e) => {
   console.error(e.message);

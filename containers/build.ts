@@ -98,7 +98,7 @@ const IMAGES: NodeImage[] = [
 ];
 
 /** The image's entry: every handler module of its service file, loaded on its first request (a cold start, as on Lambda). */
-function entrySource(img: NodeImage, entryDir: string): string {
+function entrySource(img: NodeImage, entryDir: string, root: string, webDir?: string): string {
   const map = readServiceMap(path.join(ROOT, img.serviceFile), () => 'rate(1 day)');
   const rel = (p: string) => path.relative(entryDir, path.join(ROOT, p)).split(path.sep).join('/');
   const modules = [...new Set(map.functions.map((f) => f.module))];
@@ -113,12 +113,28 @@ if (command === 'healthcheck') healthcheck().then((c) => process.exit(c));
 ${img.admin ? `else if (command === 'admin') runAdminCommand(args, process.env).then(({ code, out }) => { console.log(out); process.exit(code); }, (e) => { console.error('error: ' + (e as Error).message); process.exit(1); });` : ''}
 else startContainer({
   role: ${JSON.stringify(img.role)},
-  root: '/app',
+  root: ${JSON.stringify(root)},
   serviceFile: ${JSON.stringify(path.basename(img.serviceFile))},
-  ${img.webDist ? `webDist: 'web',` : ''}
+  ${webDir ? `webDist: ${JSON.stringify(webDir)},` : ''}
   load: async (module, exportName) => modules[module]()[exportName],
 }).catch((e) => { console.error('container failed to start: ' + (e as Error).message); process.exit(1); });
 `;
+}
+
+/**
+ * The process of an image as one bundle (the deployment's esbuild options, with the AWS SDK inside:
+ * no Lambda runtime provides it here). `root` holds the serverless file (and the web app): '/app'
+ * in the image; the source tree for bench/laps.ts, which runs the same process on the host.
+ */
+export async function bundleProcess(name: string, entryDir: string, outfile: string, root: string): Promise<void> {
+  const img = IMAGES.find((i) => i.name === name);
+  if (!img) throw new Error(`no image ${name}`);
+  fs.mkdirSync(entryDir, { recursive: true });
+  const entry = path.join(entryDir, 'entry.ts');
+  // the web app: copied to /app/web in the image, where the build left it on the host
+  fs.writeFileSync(entry, entrySource(img, entryDir, root, img.webDist && (root === '/app' ? 'web' : img.webDist)));
+  const { buildOptions } = require(path.join(ROOT, 'esbuild.config.cjs'));
+  await build({ ...buildOptions, external: [], entryPoints: [entry], outfile, logLevel: 'warning' });
 }
 
 async function buildNodeImage(img: NodeImage, tag: string, node: string, env: NodeJS.ProcessEnv) {
@@ -129,13 +145,7 @@ async function buildNodeImage(img: NodeImage, tag: string, node: string, env: No
   fs.copyFileSync(node, path.join(rootfs, 'usr/local/bin/node'));
   fs.chmodSync(path.join(rootfs, 'usr/local/bin/node'), 0o755);
   copyLibraries(rootfs, [node]);
-  const entryDir = path.join(dir, 'src');
-  fs.mkdirSync(entryDir, { recursive: true });
-  const entry = path.join(entryDir, 'entry.ts');
-  fs.writeFileSync(entry, entrySource(img, entryDir));
-  // the deployment's esbuild options, with the AWS SDK inside (no Lambda runtime provides it here)
-  const { buildOptions } = require(path.join(ROOT, 'esbuild.config.cjs'));
-  await build({ ...buildOptions, external: [], entryPoints: [entry], outfile: path.join(rootfs, 'app/main.js'), logLevel: 'warning' });
+  await bundleProcess(img.name, path.join(dir, 'src'), path.join(rootfs, 'app/main.js'), '/app');
   fs.copyFileSync(path.join(ROOT, img.serviceFile), path.join(rootfs, 'app', path.basename(img.serviceFile)));
   if (img.webDist) copyTree(path.join(ROOT, img.webDist), path.join(rootfs, 'app/web'));
   fs.writeFileSync(

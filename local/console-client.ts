@@ -32,6 +32,12 @@ export class ConsoleClient {
     }
   }
 
+  /** Carry another client's session (cookies and CSRF token) to this one's origin (same store behind both). */
+  adoptSession(other: ConsoleClient) {
+    this.cookies = new Map(other.cookies);
+    this.csrf = other.csrf;
+  }
+
   cookie(name: string) {
     return this.cookies.get(name);
   }
