@@ -45,6 +45,30 @@ export interface ClassificationContext {
   protectedGroupSids: string[];
 }
 
+interface ConfiguredOu {
+  guid: string;
+  dn: string;
+}
+
+/**
+ * The classification input as the directory stands now: the managed and Tier OUs at their current
+ * DN (followed by GUID, every read at once). A managed OU that cannot be found manages nothing; a
+ * Tier OU that cannot be found still protects what sits at its recorded DN. Console and password
+ * service both decide on it, each with its own reads.
+ */
+export async function currentClassification(
+  ous: { managedOus: ConfiguredOu[]; tierOus: ConfiguredOu[] },
+  protectedGroupSids: string[],
+  dnOf: (ou: ConfiguredOu) => Promise<string | undefined>,
+): Promise<ClassificationContext> {
+  const [managed, tiers] = await Promise.all([Promise.all(ous.managedOus.map(dnOf)), Promise.all(ous.tierOus.map(dnOf))]);
+  return {
+    managedOuDns: managed.filter((d): d is string => !!d),
+    tierOuDns: ous.tierOus.map((o, i) => tiers[i] ?? o.dn),
+    protectedGroupSids,
+  };
+}
+
 // Builtin groups that administer the domain or its DCs.
 const BUILTIN_SENSITIVE = ['S-1-5-32-544', 'S-1-5-32-548', 'S-1-5-32-549', 'S-1-5-32-550', 'S-1-5-32-551', 'S-1-5-32-552', 'S-1-5-32-569'];
 // Domain RIDs: 498 Enterprise RODCs, 512 Domain Admins, 516 DCs, 517 Cert Publishers, 518 Schema Admins,

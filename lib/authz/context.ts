@@ -4,7 +4,7 @@ import type { Directory, DirectoryCredentials } from '../directory';
 import { protectedGroupSidsOf, type InstanceSettings, type ManagedOu } from '../setup/settings';
 import type { Store } from '../store';
 import type { ApprovalRules } from './approval-rules';
-import { isBelow, type ClassificationContext } from './classify';
+import { currentClassification, isBelow, type ClassificationContext } from './classify';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE, type Permission } from './permissions';
 import type { OperatorRights } from './rights';
 
@@ -66,14 +66,8 @@ export class DecisionContext<H extends DecisionHost = DecisionHost> {
     return (this.approvals ??= this.loadApprovalRules());
   }
 
-  async classificationContext(): Promise<ClassificationContext> {
-    const [managed, tiers] = await Promise.all([Promise.all(this.settings.managedOus.map((o) => this.ouDn(o))), Promise.all(this.settings.tierOus.map((o) => this.ouDn(o)))]);
-    return {
-      managedOuDns: managed.filter((d): d is string => !!d),
-      // a Tier OU that cannot be found any more still protects what sits at its recorded DN
-      tierOuDns: this.settings.tierOus.map((o, i) => tiers[i] ?? o.dn),
-      protectedGroupSids: protectedGroupSidsOf(this.settings),
-    };
+  classificationContext(): Promise<ClassificationContext> {
+    return currentClassification(this.settings, protectedGroupSidsOf(this.settings), (o) => this.ouDn(o));
   }
 
   async grants(rights: OperatorRights): Promise<ScopedGrant[]> {

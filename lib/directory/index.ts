@@ -2,7 +2,7 @@ import { Attribute, Change, type Entry, type Filter } from 'ldapts';
 import { ApiError } from '../errors';
 import { isBelow } from './dn';
 import { DirectoryError, isDirectoryError } from './errors';
-import { escapeFilterValue, guidEqualityFilter, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
+import { escapeFilterValue, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
 import { COMPUTER_ATTRIBUTES, GROUP_ATTRIBUTES, toObjectFacts, type DirectoryEntry, type ObjectFacts } from './objects';
 import { DirectoryPool, type DirectoryCredentials } from './pool';
 import { resolvePrincipalOn, type Principal } from './principals';
@@ -185,25 +185,40 @@ export class LdapDirectory implements Directory {
     return toFacts(e);
   }
 
+  /**
+   * The object with this GUID in the domain's partition: one base read of `<GUID=…>` (AD's and
+   * Samba's GUID binding). A subtree search on objectGUID answers the same at about ten times the
+   * cost on Samba (bench/laps: 10 ms against 0.9), and tokenGroups needs a base read anyway.
+   */
+  private async entryByGuid(guid: string, attributes: string[], binary: string[] = []): Promise<Entry | undefined> {
+    if (!isGuid(guid)) return undefined;
+    let entries: Entry[];
+    try {
+      entries = (await this.searchRaw(`<GUID=${guid.toLowerCase()}>`, { scope: 'base', attributes, explicitBufferAttributes: binary })).entries;
+    } catch (e) {
+      if (noSuchBase(e)) return undefined;
+      throw e;
+    }
+    const e = entries[0];
+    // the binding reaches every partition the DC holds: only the domain's objects are ours
+    return e && (e.dn.toLowerCase() === this.baseDn.toLowerCase() || isBelow(e.dn, this.baseDn)) ? e : undefined;
+  }
+
   async dnOfGuid(guid: string): Promise<string | undefined> {
-    const page = await this.searchRaw(this.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes: ['distinguishedName'], max: 1 });
-    return page.entries[0]?.dn;
+    return (await this.entryByGuid(guid, ['distinguishedName']))?.dn;
   }
 
   /** Resolve an OU given as DN or GUID; it must be an organizationalUnit strictly below the domain root. */
   async resolveOu(dnOrGuid: string): Promise<{ dn: string; guid: string }> {
-    const filter = isGuid(dnOrGuid) ? guidEqualityFilter(dnOrGuid) : '(objectClass=*)';
-    const base = isGuid(dnOrGuid) ? this.baseDn : dnOrGuid;
-    let entries: Entry[];
-    try {
-      entries = (
-        await this.searchRaw(base, { scope: isGuid(dnOrGuid) ? 'sub' : 'base', filter, attributes: ['objectGUID', 'objectClass'], explicitBufferAttributes: ['objectGUID'], max: 1 })
-      ).entries;
-    } catch (e) {
-      if (noSuchBase(e)) entries = [];
-      else throw e;
+    let ou: Entry | undefined;
+    if (isGuid(dnOrGuid)) ou = await this.entryByGuid(dnOrGuid, ['objectGUID', 'objectClass'], ['objectGUID']);
+    else {
+      try {
+        ou = (await this.searchRaw(dnOrGuid, { scope: 'base', filter: '(objectClass=*)', attributes: ['objectGUID', 'objectClass'], explicitBufferAttributes: ['objectGUID'], max: 1 })).entries[0];
+      } catch (e) {
+        if (!noSuchBase(e)) throw e;
+      }
     }
-    const ou = entries[0];
     if (!ou) throw new ApiError(400, 'ou_not_found', { ou: dnOrGuid });
     const classes = ([] as string[]).concat(ou.objectClass as string[]).map((c) => c.toLowerCase());
     if (!classes.includes('organizationalunit')) throw new ApiError(400, 'not_an_ou', { ou: dnOrGuid });
@@ -220,24 +235,17 @@ export class LdapDirectory implements Directory {
    * syntax) or another kind of object. The caller answers all of these like an out-of-scope OU.
    */
   async filterOuDn(ref: string): Promise<string | undefined> {
-    const byGuid = isGuid(ref);
-    let entries: Entry[];
+    let e: Entry | undefined;
     try {
-      entries = (
-        await this.searchRaw(byGuid ? this.baseDn : ref, {
-          scope: byGuid ? 'sub' : 'base',
-          filter: byGuid ? guidEqualityFilter(ref) : '(objectClass=organizationalUnit)',
-          attributes: ['objectClass'],
-          max: 1,
-        })
-      ).entries;
-    } catch (e) {
+      e = isGuid(ref)
+        ? await this.entryByGuid(ref, ['objectClass'])
+        : (await this.searchRaw(ref, { scope: 'base', filter: '(objectClass=organizationalUnit)', attributes: ['objectClass'], max: 1 })).entries[0];
+    } catch (err) {
       // the directory refused this base (noSuchObject, invalidDNSyntax, a referral...): no such OU;
       // a DC that cannot answer is the pool's (503), never "no such OU"
-      if (e instanceof DirectoryError) return undefined;
-      throw e;
+      if (err instanceof DirectoryError) return undefined;
+      throw err;
     }
-    const e = entries[0];
     const classes = ([] as string[]).concat((e?.objectClass as string[] | undefined) ?? []).map((c) => c.toLowerCase());
     return e && classes.includes('organizationalunit') ? e.dn : undefined;
   }
@@ -257,15 +265,14 @@ export class LdapDirectory implements Directory {
   }
 
   async readObject(guid: string, attributes: string[] = COMPUTER_ATTRIBUTES): Promise<ObjectFacts | undefined> {
-    const found = await this.searchRaw(this.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes, explicitBufferAttributes: BINARY, max: 1 });
-    const e = found.entries[0];
+    // one read: the attributes and the transitive groups (tokenGroups, returned on a base read)
+    const e = await this.entryByGuid(guid, [...attributes.filter((a) => a !== 'tokenGroups'), 'tokenGroups'], BINARY);
     if (!e) return undefined;
-    return (await this.withTokenGroupsRaw([e]))[0];
+    return toObjectFacts(e, bufs(e.tokenGroups));
   }
 
   async readGroup(guid: string): Promise<(ObjectFacts & { parentSids: string[] }) | undefined> {
-    const found = await this.searchRaw(this.baseDn, { scope: 'sub', filter: guidEqualityFilter(guid), attributes: GROUP_ATTRIBUTES, explicitBufferAttributes: BINARY, max: 1 });
-    const e = found.entries[0];
+    const e = await this.entryByGuid(guid, GROUP_ATTRIBUTES, BINARY);
     if (!e) return undefined;
     return { ...toObjectFacts(e), parentSids: await this.parentGroupSids(e.dn) };
   }
@@ -321,10 +328,6 @@ export class LdapDirectory implements Directory {
       },
       { reuse: true },
     );
-  }
-
-  private async withTokenGroupsRaw(entries: Entry[]): Promise<ObjectFacts[]> {
-    return this.withTokenGroups(entries.map((e) => toObjectFacts(e)));
   }
 
   async search(req: SearchRequest): Promise<{ entries: ObjectFacts[]; incomplete: boolean }> {
