@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { processEnvironment, type Environment } from '../../config/environment';
 import { ApiError } from '../../errors';
@@ -13,10 +15,14 @@ function client(env: Environment): LambdaClient {
   const endpoint = env.HDC_LAMBDA_ENDPOINT ?? '';
   let c = clients.get(endpoint);
   if (!c) {
+    // a kept connection is closed here after 4 s idle, before the other side's 5 s (Node's default, as
+    // serverless-offline's Lambda endpoint): a request sent on a socket the server is closing at that
+    // moment hangs up (never retried: maxAttempts 1, a password operation is not sent twice)
+    const requestHandler = { httpAgent: new http.Agent({ keepAlive: true, timeout: 4000 }), httpsAgent: new https.Agent({ keepAlive: true, timeout: 4000 }) };
     c = new LambdaClient(
       endpoint
-        ? { endpoint, region: env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 }
-        : { maxAttempts: 1 },
+        ? { endpoint, region: env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1, requestHandler }
+        : { maxAttempts: 1, requestHandler },
     );
     clients.set(endpoint, c);
   }
