@@ -156,15 +156,35 @@ export const MAX_ROWS_PER_APPEND = 10;
 const VERIFY_SEGMENT_ROWS = 1000;
 const VERIFY_READ_AHEAD = 4;
 
-/** The head item a cancelled append transaction returned (its second item's condition failed), if any. */
-function headOfCancellation(e: unknown): Head | undefined {
-  const it = (e as { CancellationReasons?: Array<{ Item?: Record<string, any> }> }).CancellationReasons?.[1]?.Item;
+/** The head a cancelled append returned (its head item's condition failed: ReturnValuesOnConditionCheckFailure), if any. */
+function headOfCancellation(reason: { Item?: Record<string, any> } | undefined): Head | undefined {
+  const it = reason?.Item;
   if (!it) return undefined;
   const v = (a: any) => (a && typeof a === 'object' ? (a.N !== undefined ? Number(a.N) : a.S) : a); // marshalled or not
   const seq = v(it.seq);
   const hash = v(it.hash);
   const at = v(it.at);
   return typeof seq === 'number' && Number.isSafeInteger(seq) && typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash) ? { seq, hash, at: typeof at === 'string' ? at : '' } : undefined;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * An append as the items of a transaction, at the head as last known: `appendAll` writes them
+ * alone; the password service writes them with its admission (nonce, pin, rate window: one
+ * write). After the write, `written()`; after a cancellation, `lost(reasons of these items)`
+ * learns the head that won, and a new draft is made.
+ */
+export interface AuditDraft {
+  items: TransactItem[];
+  rows: AuditRow[];
+  written(): void;
+  lost(reasons: Array<{ Code?: string; Item?: Record<string, any> } | undefined>): void;
+}
+
+/** Rows ready to append (see `AuditChain.prepare`). */
+export interface PreparedRows {
+  bases: Array<AuditInput & { id: string }>;
 }
 
 export class AuditChain {
@@ -261,61 +281,88 @@ export class AuditChain {
    * consecutive sequences, one move of the head, all or nothing. Retries on a lost race until written.
    */
   async appendAll(inputs: AuditInput[]): Promise<AuditRow[]> {
-    if (inputs.length === 0 || inputs.length > MAX_ROWS_PER_APPEND) throw new Error(`audit: 1 to ${MAX_ROWS_PER_APPEND} rows per append`);
-    if (this.opts.lookups) await this.markLookups();
-    const bases = inputs.map((input) => ({ ...input, details: scrubDetails(input.details), id: randomUUID() }));
+    const prepared = this.prepare(inputs);
     for (let attempt = 0; attempt < 500; attempt++) {
-      const prev: Head = this.lastKnown ?? (await this.head())?.value ?? { ...(await this.anchor()).value, at: '' };
-      // never earlier than the row before: the chain is in time order, so a time range is a range of sequences
-      const nowIso = new Date(this.now()).toISOString();
-      const at = nowIso < prev.at ? prev.at : nowIso;
-      const rows: AuditRow[] = [];
-      const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [];
-      let before = prev;
-      for (const base of bases) {
-        const seq = before.seq + 1;
-        const fullBody = { ...base, at, seq };
-        const hash = chainHash(before.hash, fullBody);
-        rows.push({ ...fullBody, prevHash: before.hash, hash });
-        items.push({
-          Put: {
-            TableName: this.store.tableName,
-            Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: before.hash, hash },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        });
-        if (this.opts.lookups) {
-          const f = lookupFacts(fullBody);
-          for (const pk of lookupPartitions(this.chain, f)) items.push({ Put: { TableName: this.store.tableName, Item: { pk, sk: pad(seq), _et: 'AuditLookup', seq, f } } });
-        }
-        before = { seq, hash, at };
-      }
-      const head: Head = before;
-      // the head goes second: a cancelled transaction's second reason is the head that won
-      items.splice(1, 0, {
-        Put: {
-          TableName: this.store.tableName,
-          Item: { pk: this.metaPk, sk: 'HEAD', _et: 'AuditMeta', ...head, mac: await this.signer.sign('head', head) },
-          ConditionExpression: 'attribute_not_exists(pk) OR seq = :prev',
-          ExpressionAttributeValues: { ':prev': prev.seq },
-          // a lost race answers the head that won: the next attempt needs no read of it
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      });
+      const draft = await this.draft(prepared);
       try {
-        await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: items }));
-        this.lastKnown = head;
-        for (const row of rows) auditLogger.info(row.event, { audit: row });
-        return rows;
+        await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: draft.items }));
+        draft.written();
+        return draft.rows;
       } catch (e) {
         if (!isConditionFailed(e) && (e as Error).name !== 'TransactionConflictException') throw e;
-        this.lastKnown = headOfCancellation(e);
-        // full jitter, growing exponentially: many writers (one per instance) spread out instead of
-        // colliding again on the next slot
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 10 * 2 ** Math.min(attempt, 7))));
+        draft.lost((e as { CancellationReasons?: Array<{ Code?: string; Item?: Record<string, any> }> }).CancellationReasons ?? []);
+        // a head only known stale (this instance's hint) is tried again at once; a race lost to
+        // another writer backs off with full jitter, growing exponentially: many writers (one per
+        // instance) spread out instead of colliding again on the next slot
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 10 * 2 ** Math.min(attempt, 7))));
       }
     }
     throw new Error('audit append did not win a slot after 500 attempts');
+  }
+
+  /** Rows to append (checked, details scrubbed, ids given): the same rows whatever attempt writes them. */
+  prepare(inputs: AuditInput[]): PreparedRows {
+    if (inputs.length === 0 || inputs.length > MAX_ROWS_PER_APPEND) throw new Error(`audit: 1 to ${MAX_ROWS_PER_APPEND} rows per append`);
+    return { bases: inputs.map((input) => ({ ...input, details: scrubDetails(input.details), id: randomUUID() })) };
+  }
+
+  /** Read the head now (e.g. while waiting on something else) so the next append starts from it. */
+  async refreshHead(): Promise<void> {
+    const h = (await this.head())?.value;
+    if (h) this.lastKnown = h;
+  }
+
+  /** The transaction items of an append at the head as last known (read when not known). */
+  async draft(prepared: PreparedRows): Promise<AuditDraft> {
+    if (this.opts.lookups) await this.markLookups();
+    const prev: Head = this.lastKnown ?? (await this.head())?.value ?? { ...(await this.anchor()).value, at: '' };
+    // never earlier than the row before: the chain is in time order, so a time range is a range of sequences
+    const nowIso = new Date(this.now()).toISOString();
+    const at = nowIso < prev.at ? prev.at : nowIso;
+    const rows: AuditRow[] = [];
+    const items: TransactItem[] = [];
+    let before = prev;
+    for (const base of prepared.bases) {
+      const seq = before.seq + 1;
+      const fullBody = { ...base, at, seq };
+      const hash = chainHash(before.hash, fullBody);
+      rows.push({ ...fullBody, prevHash: before.hash, hash });
+      items.push({
+        Put: {
+          TableName: this.store.tableName,
+          Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: before.hash, hash },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+      if (this.opts.lookups) {
+        const f = lookupFacts(fullBody);
+        for (const pk of lookupPartitions(this.chain, f)) items.push({ Put: { TableName: this.store.tableName, Item: { pk, sk: pad(seq), _et: 'AuditLookup', seq, f } } });
+      }
+      before = { seq, hash, at };
+    }
+    const head: Head = before;
+    // the head goes second: a cancelled transaction's second reason is the head that won
+    items.splice(1, 0, {
+      Put: {
+        TableName: this.store.tableName,
+        Item: { pk: this.metaPk, sk: 'HEAD', _et: 'AuditMeta', ...head, mac: await this.signer.sign('head', head) },
+        ConditionExpression: 'attribute_not_exists(pk) OR seq = :prev',
+        ExpressionAttributeValues: { ':prev': prev.seq },
+        // a lost race answers the head that won: the next attempt needs no read of it
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    });
+    return {
+      items,
+      rows,
+      written: () => {
+        this.lastKnown = head;
+        for (const row of rows) auditLogger.info(row.event, { audit: row });
+      },
+      lost: (reasons) => {
+        this.lastKnown = headOfCancellation(reasons[1]);
+      },
+    };
   }
 
   // ---- reading ----

@@ -121,6 +121,9 @@ export async function lapsAction(
     decisionRow = undefined;
   }
 
+  // the chain's head is read while the service works: the outcome's append then starts from it
+  // (another instance's rows since make this process's last known head stale: one lost write)
+  const headRead = ctx.rt.audit.refreshHead().catch(() => undefined);
   let res: Awaited<ReturnType<typeof callPasswordService>>;
   try {
     res = await hops.time('console.invoke', () =>
@@ -138,8 +141,10 @@ export async function lapsAction(
       ),
     );
   } catch (e) {
+    await headRead;
     throw await refuse(e as ApiError, target);
   }
+  await headRead;
   const done = () => logger.info('laps_timing', { correlationId, operation: op, hops: hops.hops, total: hops.total() });
   if (!res.ok) {
     const [status, code] = SERVICE_CODES[res.code] ?? [503, 'laps_unavailable'];

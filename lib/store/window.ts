@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailed, type Store } from './index';
 
 // The one sliding-window primitive (DESIGN decision 12): "at most `limit` events in any
@@ -79,28 +79,52 @@ function putItem(store: Store, snap: Snapshot, entries: WindowEntry[], windowMs:
   };
 }
 
-/** A conditional put written in the same transaction as the windows (e.g. the link's nonce). */
-export interface AlongWith {
-  name: string;
-  put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string };
+/** One item of a DynamoDB transaction (a Put, a ConditionCheck, ...). */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** Why a transaction's item was cancelled (`ReturnValuesOnConditionCheckFailure` fills Item). */
+export interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, unknown>;
 }
 
-/** true: written; false: a window moved under us (re-read); 'along': the item written along failed its condition. */
-async function write(store: Store, changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }>, along?: AlongWith): Promise<boolean | 'along'> {
+/**
+ * Items written in the same transaction as the windows (the link's nonce, a condition on the
+ * password service's pin, an audit append), built again for each attempt. A failed condition on
+ * one of them refuses the take with its name, unless it is `retryable` (an audit head another
+ * writer moved: `lost` learns the winner, the take is tried again).
+ */
+export interface AlongWith {
+  name: string;
+  items: TransactItem[];
+  retryable?: boolean;
+  lost?: (reasons: CancellationReason[]) => void;
+  written?: () => void;
+}
+
+/** true: written; false: a window (or a retryable item) moved under us: again; a name: that item's condition failed. */
+async function write(store: Store, changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }>, along: AlongWith[] = []): Promise<boolean | { refusedBy: string }> {
   try {
-    if (changes.length === 1 && !along) {
+    if (changes.length === 1 && !along.length) {
       const c = changes[0];
       await store.documentClient.send(new PutCommand(putItem(store, c.snap, c.entries, c.windowMs)));
     } else {
-      const items = [...(along ? [{ Put: along.put }] : []), ...changes.map((c) => ({ Put: putItem(store, c.snap, c.entries, c.windowMs) }))];
+      const items: TransactItem[] = [...along.flatMap((a) => a.items), ...changes.map((c) => ({ Put: putItem(store, c.snap, c.entries, c.windowMs) }))];
       await store.documentClient.send(new TransactWriteCommand({ TransactItems: items }));
     }
+    for (const a of along) a.written?.();
     return true;
   } catch (e) {
     if (!isConditionFailed(e)) throw e;
-    const reasons = (e as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-    if (along && reasons?.[0]?.Code === 'ConditionalCheckFailed') return 'along';
-    return false;
+    const reasons: CancellationReason[] = (e as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    let at = 0;
+    for (const a of along) {
+      const mine = reasons.slice(at, at + a.items.length);
+      at += a.items.length;
+      if (!mine.some((r) => r?.Code === 'ConditionalCheckFailed')) continue;
+      if (!a.retryable) return { refusedBy: a.name };
+      a.lost?.(mine);
+    }
+    return false; // a window, or a retryable item, moved: read again and decide again
   }
 }
 
@@ -126,7 +150,7 @@ export const readWindows = (store: Store, specs: Array<Pick<WindowSpec, 'scope' 
 export async function takeFromWindows(
   store: Store,
   specs: WindowSpec[],
-  opts: WindowOptions & { along?: AlongWith; prefetched?: Promise<WindowSnapshots> } = {},
+  opts: WindowOptions & { along?: () => AlongWith[] | Promise<AlongWith[]>; prefetched?: Promise<WindowSnapshots> } = {},
 ): Promise<TakeResult> {
   const clock = opts.now ?? Date.now;
   const id = randomBytes(6).toString('hex');
@@ -141,8 +165,8 @@ export async function takeFromWindows(
       if (!decision.admitted) return { admitted: false, refusedBy: specs[i].scope, retryAfterMs: decision.retryAfterMs };
       changes.push({ snap: snaps[i], entries: [...decision.live, [now, id]], windowMs: specs[i].windowMs });
     }
-    const written = await write(store, changes, opts.along);
-    if (written === 'along') return { admitted: false, refusedBy: opts.along!.name, retryAfterMs: 0 };
+    const written = await write(store, changes, opts.along ? await opts.along() : []);
+    if (typeof written === 'object') return { admitted: false, refusedBy: written.refusedBy, retryAfterMs: 0 };
     if (written) return { admitted: true, id };
     await backoff(attempt);
   }

@@ -74,16 +74,16 @@ describe('the password service audits every operation in its own chain', () => {
     ...extra,
   });
 
-  it('a read signed with the link key outside the console leaves a row (never the password)', async () => {
+  it('a read signed with the link key outside the console leaves its row, written with its admission (never the password)', async () => {
     const m = await mark();
     const res = await callPasswordService(read('outside-read-1'), env);
     expect(res.ok).toBe(true);
     const rows = await since(m);
     expect(rows).toHaveLength(1);
+    expect(rows[0].reason).toBeUndefined();
     expect(rows[0]).toMatchObject({
       event: 'laps.read',
-      outcome: 'success',
-      reason: 'source:windows',
+      outcome: 'admitted',
       actor: { id: '00000000-0000-4000-8000-0000000beef1', name: 'not-through-the-console', provider: 'link' },
       target: { id: ws.guid, kind: 'computer' },
       correlationId: 'outside-read-1',
@@ -93,7 +93,7 @@ describe('the password service audits every operation in its own chain', () => {
     expect(text).not.toContain((res as { sealed?: string }).sealed!);
   });
 
-  it('a refused one too (moved, not managed), and an envelope that does not verify', async () => {
+  it('a refused one too (moved, not managed: admitted, then refused), and an envelope that does not verify', async () => {
     const m = await mark();
     expect(await callPasswordService(read('outside-read-2', { computerGuid: noLaps.guid, expectedDn: `CN=${noLaps.name},OU=Elsewhere,${stack.directory.baseDn}` }), env)).toEqual({ ok: false, code: 'moved' });
     const other = stack.directory.computers.find((c) => c.name === 'WS-OTHER-01')!;
@@ -103,14 +103,17 @@ describe('the password service audits every operation in its own chain', () => {
     const out = await lambda.send(new InvokeCommand({ FunctionName: stack.passwordServiceFunction, Payload: Buffer.from(JSON.stringify(forged)) }));
     expect(JSON.parse(Buffer.from(out.Payload!).toString())).toEqual({ ok: false, code: 'link_signature_invalid' });
     const rows = await since(m);
+    // the directory's answer comes after the admission (counted in the rate window): its own row
     expect(rows.map((r) => [r.event, r.outcome, r.reason, r.correlationId])).toEqual([
+      ['laps.read', 'admitted', undefined, 'outside-read-2'],
       ['laps.read', 'failure', 'moved', 'outside-read-2'],
+      ['laps.read', 'admitted', undefined, 'outside-read-3'],
       ['laps.read', 'failure', 'not_managed', 'outside-read-3'],
       ['link.refused', 'failure', 'link_signature_invalid', undefined],
     ]);
     // nothing of the forged request is taken as true
-    expect(rows[2].actor).toEqual({ name: 'helpdesk-link', provider: 'link' });
-    expect(rows[2].target).toBeUndefined();
+    expect(rows[4].actor).toEqual({ name: 'helpdesk-link', provider: 'link' });
+    expect(rows[4].target).toBeUndefined();
   });
 
   it('is a hash chain of its own that verifies, apart from the console’s', async () => {

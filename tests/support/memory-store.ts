@@ -1,8 +1,8 @@
 import type { Store } from '../../lib/store';
 
 // A stand-in for DynamoDB in unit tests of the conditional-write protocols (lib/store/window.ts):
-// GetItem (consistent), PutItem and TransactWriteItems with the two conditions the windows use,
-// `attribute_not_exists(pk)` and `version = :v`. Every call yields to the event loop first, a
+// GetItem (consistent), PutItem and TransactWriteItems (puts and condition checks) with the
+// conditions the windows, the audit chain's head and the password service's pin check use. Every call yields to the event loop first, a
 // random number of times, so parallel callers interleave between their read and their write.
 export function memoryStore(): Store & { items: Map<string, any> } {
   const items = new Map<string, any>();
@@ -10,12 +10,20 @@ export function memoryStore(): Store & { items: Map<string, any> } {
   const yieldRandomly = async () => {
     for (let i = Math.floor(Math.random() * 4); i >= 0; i--) await new Promise((r) => setImmediate(r));
   };
+  // the conditions of the windows, the audit chain's head and the password service's pin check:
+  // `attribute_not_exists(pk)`, `a.b = :v` (names through #placeholders), joined by AND / OR
   const holds = (put: any) => {
-    const current = items.get(k(put.Item));
+    const current = items.get(k(put.Item ?? put.Key));
     if (!put.ConditionExpression) return true;
-    if (put.ConditionExpression === 'attribute_not_exists(pk)') return current === undefined;
-    if (put.ConditionExpression === 'version = :v') return current !== undefined && current.version === put.ExpressionAttributeValues[':v'];
-    throw new Error(`memory store: unsupported condition ${put.ConditionExpression}`);
+    const value = (path: string) =>
+      path.split('.').reduce((o: any, part) => (o === undefined ? undefined : o[put.ExpressionAttributeNames?.[part] ?? part]), current);
+    const term = (t: string): boolean => {
+      if (t === 'attribute_not_exists(pk)') return current === undefined;
+      const m = /^([#\w.]+) = (:\w+)$/.exec(t);
+      if (!m) throw new Error(`memory store: unsupported condition ${put.ConditionExpression}`);
+      return current !== undefined && value(m[1]) === put.ExpressionAttributeValues[m[2]];
+    };
+    return put.ConditionExpression.split(' OR ').some((alt: string) => alt.split(' AND ').every((t) => term(t.trim())));
   };
   const failed = (name: string) => Object.assign(new Error(name), { name });
   const documentClient = {
@@ -32,11 +40,15 @@ export function memoryStore(): Store & { items: Map<string, any> } {
           items.set(k(input.Item), structuredClone(input.Item));
           return {};
         case 'TransactWriteCommand': {
-          const puts = input.TransactItems.map((t: any) => t.Put);
-          // as DynamoDB: one reason per item, in order
-          const reasons = puts.map((p: any) => ({ Code: holds(p) ? 'None' : 'ConditionalCheckFailed' }));
+          const ops = input.TransactItems.map((t: any) => t.Put ?? t.ConditionCheck);
+          // as DynamoDB: one reason per item, in order, the item as it was when asked for
+          const reasons = ops.map((p: any) => {
+            if (holds(p)) return { Code: 'None' };
+            const old = items.get(k(p.Item ?? p.Key));
+            return { Code: 'ConditionalCheckFailed', ...(p.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && old ? { Item: structuredClone(old) } : {}) };
+          });
           if (reasons.some((r: { Code: string }) => r.Code !== 'None')) throw Object.assign(failed('TransactionCanceledException'), { CancellationReasons: reasons });
-          for (const p of puts) items.set(k(p.Item), structuredClone(p.Item));
+          for (const t of input.TransactItems) if (t.Put) items.set(k(t.Put.Item), structuredClone(t.Put.Item));
           return {};
         }
         default:

@@ -1,3 +1,4 @@
+import { AuditChain } from '../../lib/audit';
 import { accountSubject, admitSignIn, admitStepUp, type SignInLimits } from '../../lib/auth/rate-limit';
 import { satisfies } from '../../lib/auth/stepup';
 import { admit, countInWindow, giveBack, takeFromWindows, type WindowEntry, type WindowSpec } from '../../lib/store/window';
@@ -170,7 +171,8 @@ describe('step-up window strength', () => {
 
 describe('a window taken together with the link nonce (one write)', () => {
   const spec = { scope: 'pwdsvc-laps', subject: 'c0ffee00-0000-4000-8000-000000000001', limit: 5, windowMs: 600_000 };
-  const along = (nonce: string) => ({ name: 'link_nonce', put: { TableName: 'memory', Item: { pk: 'LINKNONCE', sk: nonce }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  const nonceItem = (nonce: string) => ({ name: 'link_nonce', items: [{ Put: { TableName: 'memory', Item: { pk: 'LINKNONCE', sk: nonce }, ConditionExpression: 'attribute_not_exists(pk)' } }] });
+  const along = (nonce: string) => () => [nonceItem(nonce)];
 
   it('a replayed nonce is refused as such and counts nothing', async () => {
     const store = memoryStore();
@@ -187,5 +189,52 @@ describe('a window taken together with the link nonce (one write)', () => {
     expect(admitted).toHaveLength(5);
     for (const i of admitted) expect(store.items.has(`LINKNONCE\u0000p${i}`)).toBe(true);
     expect(results.filter((r) => !r.admitted && r.refusedBy === 'link_nonce')).toHaveLength(0);
+  });
+
+  it('a failed condition item (the pin changed) refuses with its name: no count, no nonce, no row', async () => {
+    const store = memoryStore();
+    store.items.set('PWDSVC\u0000PIN', { pk: 'PWDSVC', sk: 'PIN', data: { domain: 'corp.example.test', caSha256: 'new' } });
+    const pinCheck = (ca: string) => ({
+      name: 'pin',
+      items: [{ ConditionCheck: { TableName: 'memory', Key: { pk: 'PWDSVC', sk: 'PIN' }, ConditionExpression: '#d.#ca = :ca', ExpressionAttributeNames: { '#d': 'data', '#ca': 'caSha256' }, ExpressionAttributeValues: { ':ca': ca } } }],
+    });
+    const chain = new AuditChain(store, 'pin-test');
+    const row = chain.prepare([{ event: 'laps.read', outcome: 'admitted' }]);
+    const withRow = async (ca: string) => {
+      const d = await chain.draft(row);
+      return [nonceItem('n-pin'), pinCheck(ca), { name: 'audit', items: d.items, retryable: true, lost: d.lost, written: d.written }];
+    };
+    expect(await takeFromWindows(store, [spec], { along: () => withRow('old') })).toMatchObject({ admitted: false, refusedBy: 'pin' });
+    expect(await countInWindow(store, spec)).toBe(0);
+    expect([...store.items.keys()].filter((key) => /^(LINKNONCE|AUDIT)/.test(key))).toEqual([]);
+    expect(await takeFromWindows(store, [spec], { along: () => withRow('new') })).toMatchObject({ admitted: true });
+    expect(await countInWindow(store, spec)).toBe(1);
+    expect(store.items.get('AUDIT#pin-test\u0000' + '1'.padStart(12, '0'))?.body).toMatchObject({ event: 'laps.read', outcome: 'admitted', seq: 1 });
+  });
+
+  it('an audit append written along: a head another writer moved is learnt and tried again, the row lands once at the next sequence', async () => {
+    const store = memoryStore();
+    const mine = new AuditChain(store, 'race-test');
+    const other = new AuditChain(store, 'race-test');
+    await mine.append({ event: 'first', outcome: 'success' }); // mine now knows head 1
+    await other.append({ event: 'other', outcome: 'success' }); // the head moves to 2 behind its back
+    const row = mine.prepare([{ event: 'laps.read', outcome: 'admitted' }]);
+    let drafts = 0;
+    const taken = await takeFromWindows(store, [spec], {
+      along: async () => {
+        drafts++;
+        const d = await mine.draft(row);
+        return [nonceItem('n-race'), { name: 'audit', items: d.items, retryable: true, lost: d.lost, written: d.written }];
+      },
+    });
+    expect(taken).toMatchObject({ admitted: true });
+    expect(drafts).toBe(2);
+    const rows = [...store.items.values()].filter((it) => it.pk === 'AUDIT#race-test').map((it) => [it.seq, it.body.event]).sort();
+    expect(rows).toEqual([
+      [1, 'first'],
+      [2, 'other'],
+      [3, 'laps.read'],
+    ]);
+    expect(await countInWindow(store, spec)).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import type { ClassificationContext } from '../../authz/classify';
+import { currentClassification, type ClassificationContext } from '../../authz/classify';
 import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto/seal';
 import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from '../../directory';
@@ -37,9 +37,39 @@ export class ServiceContext {
     return rec?.settings;
   }
 
+  private pinKept?: Pin;
+
   /** The pin record, read fresh (a deleted or changed pin holds at once). */
   async pin(): Promise<Pin | undefined> {
-    return (await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk))?.data;
+    const pin = (await getRecord<Pin>(this.store, PIN_KEY.pk, PIN_KEY.sk))?.data;
+    this.pinKept = pin;
+    return pin;
+  }
+
+  /**
+   * The pin as last read, for a LAPS operation: it may be stale, so the operation's admission
+   * writes only if the stored pin still says the same (`pinUnchanged`, in the same transaction):
+   * a changed or deleted pin refuses it before anything read leaves, and the pin is read again.
+   */
+  async pinKeptOrRead(): Promise<Pin | undefined> {
+    return this.pinKept ?? (await this.pin());
+  }
+
+  forgetPin(): void {
+    this.pinKept = undefined;
+  }
+
+  /** The condition, checked inside a transaction, that the stored pin is still `pin`. */
+  pinUnchanged(pin: Pin) {
+    return {
+      ConditionCheck: {
+        TableName: this.store.tableName,
+        Key: { pk: PIN_KEY.pk, sk: PIN_KEY.sk },
+        ConditionExpression: '#d.#domain = :domain AND #d.#ca = :ca',
+        ExpressionAttributeNames: { '#d': 'data', '#domain': 'domain', '#ca': 'caSha256' },
+        ExpressionAttributeValues: { ':domain': pin.domain, ':ca': pin.caSha256 },
+      },
+    };
   }
 
   /** Pinned to this domain and this CA (and to HDC_PWD_DOMAIN when set)? */
@@ -73,9 +103,7 @@ export class ServiceContext {
   }
 
   /** Managed and Tier OUs at their current DN (read by GUID) and the protected groups: the classification input. */
-  async classificationContext(dir: Directory, s: InstanceSettings): Promise<ClassificationContext> {
-    const managed = (await Promise.all(s.managedOus.map((o) => dir.dnOfGuid(o.guid)))).filter((d): d is string => !!d);
-    const tiers = await Promise.all(s.tierOus.map(async (o) => (await dir.dnOfGuid(o.guid)) ?? o.dn));
-    return { managedOuDns: managed, tierOuDns: tiers, protectedGroupSids: protectedGroupSidsOf(s) };
+  classificationContext(dir: Directory, s: InstanceSettings): Promise<ClassificationContext> {
+    return currentClassification(s, protectedGroupSidsOf(s), (o) => dir.dnOfGuid(o.guid));
   }
 }

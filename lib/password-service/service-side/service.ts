@@ -34,11 +34,13 @@ export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => 
  * (a sliding window, counted atomically across instances: DESIGN decision 12). Every attempt
  * admitted counts, whatever its outcome.
  */
-export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: AlongWith; prefetched?: Promise<WindowSnapshots> }) =>
+export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: () => Promise<AlongWith[]>; prefetched?: Promise<WindowSnapshots> }) =>
   takeFromWindows(store, [lapsWindow(config, computerGuid)], opts);
 
 /** The request's nonce was seen before: refused like any replay, nothing in it trusted. */
 class LinkReplayed extends Error {}
+/** The stored pin is not the one this process kept: read it again. */
+class PinChanged extends Error {}
 
 export class PasswordService {
   private readonly ctx: ServiceContext;
@@ -66,7 +68,9 @@ export class PasswordService {
       return this.recorded(undefined, { ok: false, code: 'link_replayed' });
     }
     let failed = false;
-    const res = await (isLaps ? this.laps(req as LapsRequest, link.nonce, hops) : this.perform(req)).catch((e: unknown): ServiceResponse => {
+    // a LAPS operation's admission wrote its row (the operation, `admitted`): a success needs no other
+    const admission = { recorded: false };
+    const res = await (isLaps ? this.laps(req as LapsRequest, link.nonce, hops, admission) : this.perform(req)).catch((e: unknown): ServiceResponse => {
       if (e instanceof LinkReplayed) return { ok: false, code: 'link_replayed' };
       if (isApiError(e)) return { ok: false, code: e.code };
       logger.error('password service: internal error', { error: (e as Error).name });
@@ -77,7 +81,7 @@ export class PasswordService {
       logger.warn('password service: link refused', { code: res.code });
       return this.recorded(undefined, res);
     }
-    const answer = await hops.time('service.auditAppend', () => this.recorded(req, res, failed));
+    const answer = admission.recorded && res.ok ? res : await hops.time('service.auditAppend', () => this.recorded(req, res, failed));
     if (isLaps) logger.info('laps_timing', { correlationId: (req as LapsRequest).correlationId, operation: req.op, hops: hops.hops, total: hops.total() });
     return answer;
   }
@@ -115,18 +119,28 @@ export class PasswordService {
     return { ok: true, pinned: s.domain };
   }
 
-  /** A LAPS operation; its nonce is spent on every path (with the rate window, or alone on a refusal or a failure before it). */
-  private async laps(req: LapsRequest, nonce: string, hops: HopTimes): Promise<ServiceResponse> {
+  /**
+   * A LAPS operation; its nonce is spent on every path (with the rate window, or alone on a
+   * refusal or a failure before it). A pin that changed since this process last read it refuses
+   * the admission; the operation starts again once on the pin as stored now.
+   */
+  private async laps(req: LapsRequest, nonce: string, hops: HopTimes, admission: { recorded: boolean }): Promise<ServiceResponse> {
     const spent = { done: false };
     try {
-      return await this.lapsOnce(req, nonce, hops, spent);
+      try {
+        return await this.lapsOnce(req, nonce, hops, spent, admission);
+      } catch (e) {
+        if (!(e instanceof PinChanged)) throw e;
+        this.ctx.forgetPin();
+        return await this.lapsOnce(req, nonce, hops, spent, admission);
+      }
     } catch (e) {
       if (!spent.done && !(e instanceof LinkReplayed)) await recordNonce(this.ctx.store, nonce).catch(() => undefined);
       throw e;
     }
   }
 
-  private async lapsOnce(req: LapsRequest, nonce: string, hops: HopTimes, spent: { done: boolean }): Promise<ServiceResponse> {
+  private async lapsOnce(req: LapsRequest, nonce: string, hops: HopTimes, spent: { done: boolean }, admission: { recorded: boolean }): Promise<ServiceResponse> {
     const done = (outcome: string, extra: Record<string, unknown> = {}) =>
       logger.info('laps_operation', { operation: req.op, outcome, computer: req.computerGuid, operator: req.operator?.name, correlationId: req.correlationId, ...extra });
     const spendNonce = async () => {
@@ -137,11 +151,12 @@ export class PasswordService {
       await spendNonce();
       return { ok: false, code: 'not_found' };
     }
-    // the rate window's read starts with the settings and pin reads (it counts nothing yet)
+    // the rate window's read starts with the settings (kept up to 3 s) and the pin (kept, and
+    // confirmed by the admission's transaction); it counts nothing yet
     const windowRead = readWindows(this.ctx.store, [lapsWindow(this.ctx.config, req.computerGuid)]);
     windowRead.catch(() => undefined);
-    const [s, pin] = await hops.time('service.settingsAndPin', () => Promise.all([this.ctx.settings(), this.ctx.pin()]));
-    if (!s || !this.ctx.trustedBy(s, pin)) {
+    const [s, pin] = await hops.time('service.settingsAndPin', () => Promise.all([this.ctx.settings(), this.ctx.pinKeptOrRead()]));
+    if (!s || !pin || !this.ctx.trustedBy(s, pin)) {
       await spendNonce();
       done('trust_not_pinned');
       return { ok: false, code: 'trust_not_pinned' };
@@ -153,22 +168,40 @@ export class PasswordService {
       return { ok: false, code: 'laps_not_configured' };
     }
     const dir = this.ctx.directory(s, creds);
-    // the computer and the OUs that classify it are read while the nonce and the rate window are
-    // written (an expiry never reads the password): nothing read leaves before the window admits
-    // the operation, and a refused or replayed one drops what was read
+    // the computer and the OUs that classify it are read while the admission is written (an expiry
+    // never reads the password): nothing read leaves before the window admits the operation, and a
+    // refused or replayed one drops what was read
     const reads = Promise.all([
       hops.time('service.ldapRead', () => (req.op === 'laps.read' ? dir.readLaps(req.computerGuid) : dir.readObject(req.computerGuid).then((facts) => facts && { facts }))),
       hops.time('service.recheckReads', () => this.ctx.classificationContext(dir, s)),
     ]);
     reads.catch(() => undefined); // awaited only once admitted
-    const taken = await hops.time('service.nonceAndRateWindow', () =>
-      admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, { along: { name: 'link_nonce', put: nonceItem(this.ctx.store, nonce) }, prefetched: windowRead }),
+    // the admission, one transaction: the link's nonce (never seen), the pin (unchanged), the
+    // service chain's row for the operation (outcome `admitted`; a refusal after it adds its own
+    // row) and the computer's rate window
+    const row = this.audit.prepare([{ ...serviceAuditRow(req, { ok: true }), outcome: 'admitted', reason: undefined }]);
+    const taken = await hops.time('service.admission', () =>
+      admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, {
+        prefetched: windowRead,
+        along: async () => {
+          const audit = await this.audit.draft(row);
+          return [
+            { name: 'link_nonce', items: [{ Put: nonceItem(this.ctx.store, nonce) }] },
+            { name: 'pin', items: [this.ctx.pinUnchanged(pin)] },
+            { name: 'service_audit', items: audit.items, retryable: true, lost: audit.lost, written: audit.written },
+          ];
+        },
+      }),
     );
     if (!taken.admitted && taken.refusedBy === 'link_nonce') {
       spent.done = true;
       throw new LinkReplayed();
     }
-    if (taken.admitted) spent.done = true;
+    if (!taken.admitted && taken.refusedBy === 'pin') throw new PinChanged();
+    if (taken.admitted) {
+      spent.done = true;
+      admission.recorded = true;
+    }
     if (!taken.admitted) {
       await spendNonce();
       done('rate_limited', { retryAfterMs: taken.retryAfterMs });
