@@ -10,7 +10,7 @@ import { windowKey } from '../lib/store/window';
 import { createStore } from '../lib/store';
 import * as OTPAuth from 'otpauth';
 import { ConsoleClient } from '../local/console-client';
-import { RUN_DIR } from '../local/processes';
+import { environOfRecorded, RUN_DIR } from '../local/processes';
 import { stackFile, type StackInfo } from '../local/stack';
 
 // npm run bench:laps (with `npm start` running): the LAPS reveal round trip (browser → console →
@@ -47,11 +47,7 @@ function timings(logFile: string): Map<string, Timing> {
 }
 
 /** The environment of a running stack process (the gateway processes get the same as serverless-offline's). */
-function environOf(name: string): Record<string, string> {
-  const pid = Number(fs.readFileSync(path.join(RUN_DIR, `dev-${name}.pid`), 'utf8'));
-  const raw = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
-  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-}
+const environOf = (name: string) => environOfRecorded(`dev-${name}`);
 
 const GATEWAY_DIR = path.join(RUN_DIR, 'bench-gateway');
 const GATEWAY_PORTS = { console: 3500, service: 3504 };

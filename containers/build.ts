@@ -123,16 +123,16 @@ else startContainer({
 
 /**
  * The process of an image as one bundle (the deployment's esbuild options, with the AWS SDK inside:
- * no Lambda runtime provides it here). `root` holds the serverless file (and the web app): '/app'
- * in the image; the source tree for bench/laps.ts, which runs the same process on the host.
+ * no Lambda runtime provides it here). `root` holds the serverless file and `webDir` (relative to
+ * it) the web app: '/app' and 'web' in the image; the source tree and no web app for bench/laps.ts,
+ * which runs the same process on the host.
  */
-export async function bundleProcess(name: string, entryDir: string, outfile: string, root: string): Promise<void> {
+export async function bundleProcess(name: string, entryDir: string, outfile: string, root: string, webDir?: string): Promise<void> {
   const img = IMAGES.find((i) => i.name === name);
   if (!img) throw new Error(`no image ${name}`);
   fs.mkdirSync(entryDir, { recursive: true });
   const entry = path.join(entryDir, 'entry.ts');
-  // the web app: copied to /app/web in the image, where the build left it on the host
-  fs.writeFileSync(entry, entrySource(img, entryDir, root, img.webDist && (root === '/app' ? 'web' : img.webDist)));
+  fs.writeFileSync(entry, entrySource(img, entryDir, root, webDir));
   const { buildOptions } = require(path.join(ROOT, 'esbuild.config.cjs'));
   await build({ ...buildOptions, external: [], entryPoints: [entry], outfile, logLevel: 'warning' });
 }
@@ -145,7 +145,7 @@ async function buildNodeImage(img: NodeImage, tag: string, node: string, env: No
   fs.copyFileSync(node, path.join(rootfs, 'usr/local/bin/node'));
   fs.chmodSync(path.join(rootfs, 'usr/local/bin/node'), 0o755);
   copyLibraries(rootfs, [node]);
-  await bundleProcess(img.name, path.join(dir, 'src'), path.join(rootfs, 'app/main.js'), '/app');
+  await bundleProcess(img.name, path.join(dir, 'src'), path.join(rootfs, 'app/main.js'), '/app', img.webDist && 'web');
   fs.copyFileSync(path.join(ROOT, img.serviceFile), path.join(rootfs, 'app', path.basename(img.serviceFile)));
   if (img.webDist) copyTree(path.join(ROOT, img.webDist), path.join(rootfs, 'app/web'));
   fs.writeFileSync(

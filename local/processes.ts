@@ -50,6 +50,13 @@ export async function stopRecorded(name: string): Promise<void> {
   }
 }
 
+/** The environment of a process the stack started and recorded (`<name>.pid` in RUN_DIR), as the kernel holds it. */
+export function environOfRecorded(name: string): Record<string, string> {
+  const pid = Number(fs.readFileSync(path.join(RUN_DIR, `${name}.pid`), 'utf8'));
+  const raw = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { auditLogger, logger } from '../log';
-import { isConditionFailed, type Store } from '../store';
+import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from '../store';
 import { chainHash, GENESIS_HASH } from './canonical';
 import { lookupFacts, lookupPartitions, type LookupFacts } from './lookup';
 import { AuditSigner, type KeySource } from './signing';
@@ -167,8 +167,6 @@ function headOfCancellation(reason: { Item?: Record<string, any> } | undefined):
   return typeof seq === 'number' && Number.isSafeInteger(seq) && typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash) ? { seq, hash, at: typeof at === 'string' ? at : '' } : undefined;
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
 /**
  * An append as the items of a transaction, at the head as last known: `appendAll` writes them
  * alone; the password service writes them with its admission (nonce, pin, rate window: one
@@ -179,7 +177,7 @@ export interface AuditDraft {
   items: TransactItem[];
   rows: AuditRow[];
   written(): void;
-  lost(reasons: Array<{ Code?: string; Item?: Record<string, any> } | undefined>): void;
+  lost(reasons: CancellationReason[]): void;
 }
 
 /** Rows ready to append (see `AuditChain.prepare`). */
@@ -290,7 +288,7 @@ export class AuditChain {
         return draft.rows;
       } catch (e) {
         if (!isConditionFailed(e) && (e as Error).name !== 'TransactionConflictException') throw e;
-        draft.lost((e as { CancellationReasons?: Array<{ Code?: string; Item?: Record<string, any> }> }).CancellationReasons ?? []);
+        draft.lost(cancellationReasons(e));
         // a head only known stale (this instance's hint) is tried again at once; a race lost to
         // another writer backs off with full jitter, growing exponentially: many writers (one per
         // instance) spread out instead of colliding again on the next slot

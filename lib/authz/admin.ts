@@ -8,7 +8,7 @@ import type { RouteContext } from '../http/route';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
 import { decisionContext } from '../runtime';
-import { isBelow } from './classify';
+import { isAtOrBelow } from './classify';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import {
   changeAuthz,
@@ -193,7 +193,6 @@ export interface DelegationInput {
 }
 
 const lower = (s: string) => s.toLowerCase();
-const atOrBelow = (dn: string, ou: string) => lower(dn) === lower(ou) || isBelow(dn, ou);
 
 /** The current DN of a configured OU (followed by GUID; its recorded DN when it cannot be read). */
 const currentDn = async (dir: Directory, ou: ManagedOu) => (await dnOfObjectGuid(dir, ou.guid)) ?? ou.dn;
@@ -203,8 +202,7 @@ const currentDn = async (dir: Directory, ou: ManagedOu) => (await dnOfObjectGuid
  * or below a Tier 0/1 OU (nothing there is ever manageable); duplicates dropped.
  */
 export async function resolveScope(dir: Directory, settings: InstanceSettings, refs: string[]): Promise<ManagedOu[]> {
-  const managed = await Promise.all(settings.managedOus.map((o) => currentDn(dir, o)));
-  const tiers = await Promise.all(settings.tierOus.map((o) => currentDn(dir, o)));
+  const [managed, tiers] = await Promise.all([Promise.all(settings.managedOus.map((o) => currentDn(dir, o))), Promise.all(settings.tierOus.map((o) => currentDn(dir, o)))]);
   const out = new Map<string, ManagedOu>();
   for (const ref of refs) {
     const given = ref.trim();
@@ -212,8 +210,8 @@ export async function resolveScope(dir: Directory, settings: InstanceSettings, r
     const dn = isGuid(given) ? await dnOfObjectGuid(dir, given) : given;
     if (!dn) throw badRequest('ou_not_found', { ou: given });
     const ou = await dir.resolveOu(dn);
-    if (!managed.some((m) => atOrBelow(ou.dn, m))) throw badRequest('ou_not_managed', { ou: ou.dn });
-    if (tiers.some((t) => atOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
+    if (!managed.some((m) => isAtOrBelow(ou.dn, m))) throw badRequest('ou_not_managed', { ou: ou.dn });
+    if (tiers.some((t) => isAtOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
     if (!out.has(lower(ou.guid))) out.set(lower(ou.guid), ou);
   }
   return [...out.values()];

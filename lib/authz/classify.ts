@@ -1,5 +1,5 @@
 import { UAC } from '../directory';
-import { isBelow } from '../directory/dn';
+import { isAtOrBelow, isBelow } from '../directory/dn';
 
 // Computer (and account) classification of the console spec. Every signal must be present:
 // a missing or unreadable one classifies as never manageable (fail closed).
@@ -82,7 +82,7 @@ export function sensitiveSids(domainSid: string): Set<string> {
 }
 
 // isBelow lives in lib/directory/dn.ts (the directory port uses it too); re-exported for lib/authz.
-export { isBelow } from '../directory/dn';
+export { isAtOrBelow, isBelow } from '../directory/dn';
 
 /** The never-manageable checks shared by computers and accounts (returns the first that applies). */
 export function neverManageable(f: ClassificationFacts, ctx: ClassificationContext): NeverManageableKind | undefined {
@@ -93,7 +93,7 @@ export function neverManageable(f: ClassificationFacts, ctx: ClassificationConte
   if (uac & UAC.TRUSTED_FOR_DELEGATION) return 'unconstrained_delegation';
   if (uac & UAC.TRUSTED_TO_AUTH_FOR_DELEGATION) return 'protocol_transition';
   if (f.adminCount === 1) return 'admin_count';
-  if (ctx.tierOuDns.some((t) => isBelow(f.dn, t) || f.dn.toLowerCase() === t.toLowerCase())) return 'tier0_ou';
+  if (ctx.tierOuDns.some((t) => isAtOrBelow(f.dn, t))) return 'tier0_ou';
   const sensitive = sensitiveSids(domainSidOf(f.sid));
   if (f.primaryGroupId !== undefined && sensitive.has(`${domainSidOf(f.sid)}-${f.primaryGroupId}`)) return 'sensitive_group_primary';
   if (f.tokenGroups.some((s) => sensitive.has(s))) {

@@ -4,7 +4,7 @@ import type { Directory, DirectoryCredentials } from '../directory';
 import { protectedGroupSidsOf, type InstanceSettings, type ManagedOu } from '../setup/settings';
 import type { Store } from '../store';
 import type { ApprovalRules } from './approval-rules';
-import { currentClassification, isBelow, type ClassificationContext } from './classify';
+import { currentClassification, isAtOrBelow, type ClassificationContext } from './classify';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE, type Permission } from './permissions';
 import type { OperatorRights } from './rights';
 
@@ -82,7 +82,7 @@ export class DecisionContext<H extends DecisionHost = DecisionHost> {
     ]);
     rights.grants.forEach((g, i) => {
       // a delegation never reaches past the managed OUs, whatever its scope says
-      const inside = scopes[i].filter((d) => managed.some((m) => d.toLowerCase() === m.toLowerCase() || isBelow(d, m)));
+      const inside = scopes[i].filter((d) => managed.some((m) => isAtOrBelow(d, m)));
       out.push({ delegationId: g.delegation.id, permissions: new Set(g.role.permissions), scopeDns: inside });
     });
     return out;

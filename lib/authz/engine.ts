@@ -1,6 +1,6 @@
 import { isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { alwaysRequired, isApprovable, requiresApproval, type ApprovalSource } from './approval-rules';
-import { classifyComputer, classifyGroup, classifyUser, isBelow, type TargetClass } from './classify';
+import { classifyComputer, classifyGroup, classifyUser, isAtOrBelow, isBelow, type TargetClass } from './classify';
 import { DecisionContext, isOwnAccount, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
 import { REQUIRES, type OperatorRights } from './rights';
@@ -213,11 +213,10 @@ async function decideOuUnrecorded(ctx: DecisionContext, actor: Actor, action: 'u
   const ou = { dn: facts.dn, guid: facts.guid };
   if (!facts.objectClasses.some((c) => c.toLowerCase() === 'organizationalunit')) return { allowed: false, status: 404, reason: 'never_manageable:not_an_ou', ou };
   const classCtx = await ctx.classificationContext();
-  const atOrBelow = (d: string, base: string) => d.toLowerCase() === base.toLowerCase() || isBelow(d, base);
-  if (classCtx.tierOuDns.some((t) => atOrBelow(ou.dn, t))) return { allowed: false, status: 404, reason: 'never_manageable:tier0_ou', ou };
-  if (!classCtx.managedOuDns.some((m) => atOrBelow(ou.dn, m))) return { allowed: false, status: 404, reason: 'out_of_scope', ou };
+  if (classCtx.tierOuDns.some((t) => isAtOrBelow(ou.dn, t))) return { allowed: false, status: 404, reason: 'never_manageable:tier0_ou', ou };
+  if (!classCtx.managedOuDns.some((m) => isAtOrBelow(ou.dn, m))) return { allowed: false, status: 404, reason: 'out_of_scope', ou };
   const readPermission: Permission = action === 'users.move' ? 'users.read' : 'groups.read';
-  const covering = (await ctx.grants(actor.rights)).filter((g) => g.scopeDns.some((s) => atOrBelow(ou.dn, s)));
+  const covering = (await ctx.grants(actor.rights)).filter((g) => g.scopeDns.some((s) => isAtOrBelow(ou.dn, s)));
   if (!covering.some((g) => g.permissions.has(readPermission))) return { allowed: false, status: 404, reason: 'out_of_scope', ou };
   const withAction = covering.filter((g) => g.permissions.has(readPermission) && g.permissions.has(action));
   if (!withAction.length) return { allowed: false, status: 403, reason: `missing_permission:${action}`, ou };

@@ -1,6 +1,6 @@
 import { requiresApproval, type ApprovalSettings } from '../approvals/settings';
 import type { InstanceSettings } from '../setup/settings';
-import { isBelow } from './classify';
+import { isAtOrBelow } from './classify';
 import type { DecisionContext, ScopedGrant } from './engine';
 import type { Permission } from './permissions';
 import { applyAuthzWrites, rightsFrom, type AuthzState, type AuthzWrite } from './rights';
@@ -26,8 +26,7 @@ export interface OperatorFacts {
   groupSids: string[];
 }
 
-const atOrBelow = (dn: string, ou: string) => dn.toLowerCase() === ou.toLowerCase() || isBelow(dn, ou);
-const coversScope = (b: ScopedGrant, g: ScopedGrant) => g.scopeDns.every((dn) => b.scopeDns.some((ou) => atOrBelow(dn, ou)));
+const coversScope = (b: ScopedGrant, g: ScopedGrant) => g.scopeDns.every((dn) => b.scopeDns.some((ou) => isAtOrBelow(dn, ou)));
 const direct = (g: ScopedGrant, approvals: ApprovalSettings) => [...g.permissions].filter((p) => !requiresApproval(approvals, p, g.delegationId));
 
 /** Grants after the change that no grant before covers (pure). */

@@ -6,6 +6,9 @@
  * `CN=x\,OU=Managed,DC=corp` the text ends with `,OU=Managed,DC=corp` but the object sits at the
  * root, its name "x,OU=Managed" (an escaped comma is preceded by an odd number of backslashes).
  */
+/** Is `dn` the OU itself or below it? */
+export const isAtOrBelow = (dn: string, ouDn: string): boolean => dn.toLowerCase() === ouDn.toLowerCase() || isBelow(dn, ouDn);
+
 export function isBelow(dn: string, ouDn: string): boolean {
   const d = dn.toLowerCase();
   const suffix = `,${ouDn.toLowerCase()}`;

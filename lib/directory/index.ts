@@ -1,6 +1,6 @@
 import { Attribute, Change, type Entry, type Filter } from 'ldapts';
 import { ApiError } from '../errors';
-import { isBelow } from './dn';
+import { isAtOrBelow, isBelow } from './dn';
 import { DirectoryError, isDirectoryError } from './errors';
 import { escapeFilterValue, guidFromBuffer, isGuid, sidFromBuffer } from './guid';
 import { COMPUTER_ATTRIBUTES, GROUP_ATTRIBUTES, toObjectFacts, type DirectoryEntry, type ObjectFacts } from './objects';
@@ -201,7 +201,7 @@ export class LdapDirectory implements Directory {
     }
     const e = entries[0];
     // the binding reaches every partition the DC holds: only the domain's objects are ours
-    return e && (e.dn.toLowerCase() === this.baseDn.toLowerCase() || isBelow(e.dn, this.baseDn)) ? e : undefined;
+    return e && isAtOrBelow(e.dn, this.baseDn) ? e : undefined;
   }
 
   async dnOfGuid(guid: string): Promise<string | undefined> {
@@ -266,7 +266,7 @@ export class LdapDirectory implements Directory {
 
   async readObject(guid: string, attributes: string[] = COMPUTER_ATTRIBUTES): Promise<ObjectFacts | undefined> {
     // one read: the attributes and the transitive groups (tokenGroups, returned on a base read)
-    const e = await this.entryByGuid(guid, [...attributes.filter((a) => a !== 'tokenGroups'), 'tokenGroups'], BINARY);
+    const e = await this.entryByGuid(guid, [...new Set([...attributes, 'tokenGroups'])], BINARY);
     if (!e) return undefined;
     return toObjectFacts(e, bufs(e.tokenGroups));
   }

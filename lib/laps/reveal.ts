@@ -126,6 +126,7 @@ export async function lapsAction(
   const headRead = ctx.rt.audit.refreshHead().catch(() => undefined);
   let res: Awaited<ReturnType<typeof callPasswordService>>;
   try {
+    // .finally: the head's read is done before anything is appended, answer or failure
     res = await hops.time('console.invoke', () =>
       callPasswordService(
         {
@@ -138,13 +139,11 @@ export async function lapsAction(
         },
         processEnvironment(),
         hops,
-      ),
+      ).finally(() => headRead),
     );
   } catch (e) {
-    await headRead;
     throw await refuse(e as ApiError, target);
   }
-  await headRead;
   const done = () => logger.info('laps_timing', { correlationId, operation: op, hops: hops.hops, total: hops.total() });
   if (!res.ok) {
     const [status, code] = SERVICE_CODES[res.code] ?? [503, 'laps_unavailable'];

@@ -1,7 +1,7 @@
 import type { AuditActor } from '../audit';
 import { listDelegations, listRoles } from '../authz/rights';
 import { openString, seal } from '../crypto/seal';
-import { isBelow } from '../directory/dn';
+import { isAtOrBelow } from '../directory/dn';
 import { discoverDcs, discoveryDnsServers, DiscoveryFailed, type DiscoveredDc } from '../directory/discovery';
 import { probeDcs, type DcProbe } from '../directory/probe';
 import type { DcEndpoint, DirectoryCredentials } from '../directory';
@@ -205,7 +205,6 @@ export async function changeAccountPassword(ctx: ChangeContext, account: Technic
 // ---- managed OUs -----------------------------------------------------------------------------
 
 const lower = (x: string) => x.toLowerCase();
-const atOrBelow = (dn: string, ou: string) => lower(dn) === lower(ou) || isBelow(dn, ou);
 
 /**
  * Replace the managed OUs: each (DN or GUID) resolved, an OU strictly below the domain root, not
@@ -223,7 +222,7 @@ export async function changeManagedOus(ctx: ChangeContext, refs: string[], confi
     const out = new Map<string, ManagedOu>();
     for (const ref of refs) {
       const ou = await dir.resolveOu(ref.trim());
-      if (tiers.some((t) => atOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
+      if (tiers.some((t) => isAtOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
       if (!out.has(lower(ou.guid))) out.set(lower(ou.guid), ou);
     }
     return [...out.values()];
@@ -247,7 +246,7 @@ async function managedOuImpact(rt: ConsoleRuntime, removedDns: string[], remaini
   const out: Array<{ delegation: string; role: string; ous: string[] }> = [];
   for (const d of delegations) {
     const dns = await Promise.all(d.scope.map(currentDn));
-    const lost = dns.filter((dn) => removedDns.some((r) => atOrBelow(dn, r)) && !remainingDns.some((m) => atOrBelow(dn, m)));
+    const lost = dns.filter((dn) => removedDns.some((r) => isAtOrBelow(dn, r)) && !remainingDns.some((m) => isAtOrBelow(dn, m)));
     if (lost.length) out.push({ delegation: d.id, role: roleName.get(d.roleId) ?? d.roleId, ous: lost });
   }
   return out;

@@ -1,5 +1,5 @@
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ping as pingTable } from './client';
 import { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
 import { processEnvironment } from '../config/environment';
@@ -35,6 +35,15 @@ export async function ensureTable(store: Store): Promise<void> {
     /* DynamoDB Local accepts TTL settings but does not expire items; reads check ttl themselves */
   }
 }
+
+/** One item of a DynamoDB transaction (a Put, a ConditionCheck, ...). */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** Why a transaction's item was cancelled, in the items' order (`ReturnValuesOnConditionCheckFailure` fills Item). */
+export interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, any>;
+}
+export const cancellationReasons = (e: unknown): CancellationReason[] => (e as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
 
 /** Is this the error DynamoDB returns when a condition expression failed? */
 export const isConditionFailed = (e: unknown) =>

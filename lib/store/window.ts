@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailed, type Store } from './index';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from './index';
 
 // The one sliding-window primitive (DESIGN decision 12): "at most `limit` events in any
 // `windowMs`-long span", counted atomically across instances. Sign-in limits, step-up failures,
@@ -79,13 +79,6 @@ function putItem(store: Store, snap: Snapshot, entries: WindowEntry[], windowMs:
   };
 }
 
-/** One item of a DynamoDB transaction (a Put, a ConditionCheck, ...). */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-/** Why a transaction's item was cancelled (`ReturnValuesOnConditionCheckFailure` fills Item). */
-export interface CancellationReason {
-  Code?: string;
-  Item?: Record<string, unknown>;
-}
 
 /**
  * Items written in the same transaction as the windows (the link's nonce, a condition on the
@@ -115,7 +108,7 @@ async function write(store: Store, changes: Array<{ snap: Snapshot; entries: Win
     return true;
   } catch (e) {
     if (!isConditionFailed(e)) throw e;
-    const reasons: CancellationReason[] = (e as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+    const reasons = cancellationReasons(e);
     let at = 0;
     for (const a of along) {
       const mine = reasons.slice(at, at + a.items.length);

@@ -1,10 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { AuditChain, type AuditRow } from '../../lib/audit';
 import { callPasswordService } from '../../lib/password-service/console-side/client';
 import { loadLinkKey, signRequest } from '../../lib/password-service/link';
-import { RUN_DIR } from '../../local/processes';
+import { environOfRecorded } from '../../local/processes';
 import { lapsCanaries, profile, stack, store } from '../support/stack';
 
 // The password service runs as its own process with its own environment, as in AWS: the
@@ -12,11 +11,7 @@ import { lapsCanaries, profile, stack, store } from '../support/stack';
 // account, path or secret. And the service keeps its own audit chain: a request signed with the
 // link key leaves a row whoever made it (here: outside the console), refused ones included.
 
-const environOf = (name: string): Record<string, string> => {
-  const pid = Number(fs.readFileSync(path.join(RUN_DIR, `${profile}-${name}.pid`), 'utf8'));
-  const raw = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
-  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-};
+const environOf = (name: string) => environOfRecorded(`${profile}-${name}`);
 const secretsDir = path.dirname(stack.linkKeyFile);
 const tech = stack.directory.technicalAccounts as unknown as Record<'laps' | 'reset', { upn: string; password: string }>;
 
