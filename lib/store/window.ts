@@ -12,6 +12,9 @@ import { cancellationReasons, isConditionFailed, type CancellationReason, type S
 // parallel attempts on one subject admit at most `limit`, whichever instance runs them, and the
 // span slides with each event (no fixed clock windows). Taking several windows at once (e.g. the
 // per-address and per-account limits of one sign-in) is one transaction: all admit or none counts.
+// A take may skip the read (`assumeSpanEmpty`): its first write is conditioned on every entry of
+// the item having left the span (`emptyFrom`, the moment the newest entry leaves it); a window
+// with live entries refuses that write and the take reads and decides as above.
 
 /** One event: when (epoch ms) and an id, so an admitted attempt can be given back. */
 export type WindowEntry = [t: number, id: string];
@@ -57,8 +60,8 @@ export const windowKey = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => ({
 interface Snapshot {
   key: { pk: string; sk: string };
   entries: WindowEntry[];
-  /** 0: no item */
-  version: number;
+  /** 0: no item; 'unread': assumed to hold no live entry (the write checks it) */
+  version: number | 'unread';
 }
 
 async function read(store: Store, spec: Pick<WindowSpec, 'scope' | 'subject'>): Promise<Snapshot> {
@@ -68,17 +71,34 @@ async function read(store: Store, spec: Pick<WindowSpec, 'scope' | 'subject'>): 
   return { key, entries, version: typeof Item?.version === 'number' ? Item.version : 0 };
 }
 
-function putItem(store: Store, snap: Snapshot, entries: WindowEntry[], windowMs: number) {
+/** The window's write: a put conditioned on the version read, or, unread, an update conditioned on no live entry. */
+function writeItem(store: Store, snap: Snapshot, entries: WindowEntry[], windowMs: number, now: number): TransactItem {
   const newest = entries.reduce((m, [t]) => Math.max(m, t), 0);
+  // expired items read as empty: DynamoDB deletes them only eventually (DynamoDB Local never)
+  const ttl = Math.ceil((newest + windowMs) / 1000) + 1;
+  const emptyFrom = newest + windowMs;
+  if (snap.version === 'unread') {
+    return {
+      Update: {
+        TableName: store.tableName,
+        Key: snap.key,
+        // the version still moves: a writer that read the item before this loses and reads again
+        UpdateExpression: 'SET #data = :data, #emptyFrom = :emptyFrom, #ttl = :ttl, #et = :et ADD #version :one',
+        ConditionExpression: 'attribute_not_exists(pk) OR #emptyFrom <= :now',
+        ExpressionAttributeNames: { '#data': 'data', '#emptyFrom': 'emptyFrom', '#ttl': 'ttl', '#et': '_et', '#version': 'version' },
+        ExpressionAttributeValues: { ':data': { entries }, ':emptyFrom': emptyFrom, ':ttl': ttl, ':et': 'Record', ':one': 1, ':now': now },
+      },
+    };
+  }
   return {
-    TableName: store.tableName,
-    // expired items read as empty: DynamoDB deletes them only eventually (DynamoDB Local never)
-    Item: { ...snap.key, _et: 'Record', data: { entries }, version: snap.version + 1, ttl: Math.ceil((newest + windowMs) / 1000) + 1 },
-    ConditionExpression: snap.version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
-    ...(snap.version === 0 ? {} : { ExpressionAttributeValues: { ':v': snap.version } }),
+    Put: {
+      TableName: store.tableName,
+      Item: { ...snap.key, _et: 'Record', data: { entries }, version: snap.version + 1, emptyFrom, ttl },
+      ConditionExpression: snap.version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
+      ...(snap.version === 0 ? {} : { ExpressionAttributeValues: { ':v': snap.version } }),
+    },
   };
 }
-
 
 /**
  * Items written in the same transaction as the windows (the link's nonce, a condition on the
@@ -95,14 +115,20 @@ export interface AlongWith {
 }
 
 /** true: written; false: a window (or a retryable item) moved under us: again; a name: that item's condition failed. */
-async function write(store: Store, changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }>, along: AlongWith[] = []): Promise<boolean | { refusedBy: string }> {
+interface Change {
+  snap: Snapshot;
+  entries: WindowEntry[];
+  windowMs: number;
+  now: number;
+}
+
+async function write(store: Store, changes: Change[], along: AlongWith[] = []): Promise<boolean | { refusedBy: string }> {
   try {
-    if (changes.length === 1 && !along.length) {
-      const c = changes[0];
-      await store.documentClient.send(new PutCommand(putItem(store, c.snap, c.entries, c.windowMs)));
+    const windows = changes.map((c) => writeItem(store, c.snap, c.entries, c.windowMs, c.now));
+    if (windows.length === 1 && !along.length && windows[0].Put) {
+      await store.documentClient.send(new PutCommand(windows[0].Put));
     } else {
-      const items: TransactItem[] = [...along.flatMap((a) => a.items), ...changes.map((c) => ({ Put: putItem(store, c.snap, c.entries, c.windowMs) }))];
-      await store.documentClient.send(new TransactWriteCommand({ TransactItems: items }));
+      await store.documentClient.send(new TransactWriteCommand({ TransactItems: [...along.flatMap((a) => a.items), ...windows] }));
     }
     for (const a of along) a.written?.();
     return true;
@@ -135,33 +161,33 @@ export interface WindowOptions {
 /**
  * Count one event in every window, only if every window admits it (conditional writes; one
  * transaction for several windows). Refused: which window, and when an event would be admitted.
+ * `assumeSpanEmpty`: the first attempt writes without reading, as if no entry were live (the
+ * usual case for a subject seldom counted: one write instead of a read and a write); a window with
+ * live entries refuses that write, and the take reads and decides.
  */
-/** The windows as they stand (a read only), to start a take early: `takeFromWindows(..., { prefetched })`. */
-export type WindowSnapshots = Snapshot[];
-export const readWindows = (store: Store, specs: Array<Pick<WindowSpec, 'scope' | 'subject'>>): Promise<WindowSnapshots> => Promise.all(specs.map((s) => read(store, s)));
-
 export async function takeFromWindows(
   store: Store,
   specs: WindowSpec[],
-  opts: WindowOptions & { along?: () => AlongWith[] | Promise<AlongWith[]>; prefetched?: Promise<WindowSnapshots> } = {},
+  opts: WindowOptions & { along?: () => AlongWith[] | Promise<AlongWith[]>; assumeSpanEmpty?: boolean } = {},
 ): Promise<TakeResult> {
   const clock = opts.now ?? Date.now;
   const id = randomBytes(6).toString('hex');
   const maxTries = opts.maxTries ?? 30;
   for (let attempt = 0; attempt < maxTries; attempt++) {
     const now = clock();
-    // a prefetched read serves the first attempt (the version condition makes a stale one lose and re-read)
-    const snaps = attempt === 0 && opts.prefetched ? await opts.prefetched : await Promise.all(specs.map((s) => read(store, s)));
-    const changes: Array<{ snap: Snapshot; entries: WindowEntry[]; windowMs: number }> = [];
+    const unread = attempt === 0 && opts.assumeSpanEmpty === true;
+    const snaps = unread ? specs.map((s): Snapshot => ({ key: windowKey(s), entries: [], version: 'unread' })) : await Promise.all(specs.map((s) => read(store, s)));
+    const changes: Change[] = [];
     for (let i = 0; i < specs.length; i++) {
       const decision = admit(snaps[i].entries, specs[i], now);
       if (!decision.admitted) return { admitted: false, refusedBy: specs[i].scope, retryAfterMs: decision.retryAfterMs };
-      changes.push({ snap: snaps[i], entries: [...decision.live, [now, id]], windowMs: specs[i].windowMs });
+      changes.push({ snap: snaps[i], entries: [...decision.live, [now, id]], windowMs: specs[i].windowMs, now });
     }
     const written = await write(store, changes, opts.along ? await opts.along() : []);
     if (typeof written === 'object') return { admitted: false, refusedBy: written.refusedBy, retryAfterMs: 0 };
     if (written) return { admitted: true, id };
-    await backoff(attempt);
+    // the unread write found live entries: read them at once (not a race lost)
+    if (!unread) await backoff(attempt);
   }
   return { admitted: false, refusedBy: specs[0]?.scope ?? 'window', retryAfterMs: 1000, contention: true };
 }
@@ -175,7 +201,7 @@ export async function giveBack(store: Store, specs: WindowSpec[], id: string, op
         const snap = await read(store, spec);
         if (!snap.entries.some(([, e]) => e === id)) return;
         const entries = liveEntries(snap.entries, clock(), spec.windowMs).filter(([, e]) => e !== id);
-        if (await write(store, [{ snap, entries, windowMs: spec.windowMs }])) return;
+        if (await write(store, [{ snap, entries, windowMs: spec.windowMs, now: clock() }])) return;
         await backoff(attempt);
       }
     }),
@@ -194,7 +220,7 @@ export async function noteInWindow(store: Store, spec: WindowSpec, opts: WindowO
     const now = clock();
     const snap = await read(store, spec);
     const entries: WindowEntry[] = [...liveEntries(snap.entries, now, spec.windowMs), [now, id]];
-    if (await write(store, [{ snap, entries: entries.slice(-spec.limit), windowMs: spec.windowMs }])) return;
+    if (await write(store, [{ snap, entries: entries.slice(-spec.limit), windowMs: spec.windowMs, now }])) return;
     await backoff(attempt);
   }
 }

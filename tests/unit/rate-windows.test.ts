@@ -83,6 +83,60 @@ describe('takeFromWindows (conditional writes)', () => {
   });
 });
 
+describe('takeFromWindows without a read first (assumeSpanEmpty: the LAPS admission)', () => {
+  const spec = (over: Partial<WindowSpec> = {}): WindowSpec => ({ scope: 'laps', subject: 'pc', limit: 5, windowMs: TEN_MIN, ...over });
+  /** the store, and how many reads it answered */
+  const counted = () => {
+    const store = memoryStore();
+    const send = store.documentClient.send.bind(store.documentClient);
+    const calls = { reads: 0, writes: 0 };
+    (store.documentClient as any).send = (cmd: { constructor: { name: string } }) => {
+      if (cmd.constructor.name === 'GetCommand') calls.reads++;
+      else calls.writes++;
+      return send(cmd as any);
+    };
+    return { store, calls };
+  };
+
+  it('a window never used, or whose entries have all left the span, is taken in one write and no read', async () => {
+    const { store, calls } = counted();
+    expect(await takeFromWindows(store, [spec()], { assumeSpanEmpty: true, now: () => BOUNDARY })).toMatchObject({ admitted: true });
+    expect(calls).toEqual({ reads: 0, writes: 1 });
+    // exactly one window later the entry has left the span: one write again, the version still moves
+    const before = [...store.items.values()][0].version;
+    expect(await takeFromWindows(store, [spec()], { assumeSpanEmpty: true, now: () => BOUNDARY + TEN_MIN })).toMatchObject({ admitted: true });
+    expect(calls).toEqual({ reads: 0, writes: 2 });
+    expect([...store.items.values()][0].version).toBe(before + 1);
+  });
+
+  it('a window with a live entry (1 ms short of leaving) refuses the unread write: read, decided, counted once', async () => {
+    const { store, calls } = counted();
+    await takeFromWindows(store, [spec()], { assumeSpanEmpty: true, now: () => BOUNDARY });
+    expect(await takeFromWindows(store, [spec()], { assumeSpanEmpty: true, now: () => BOUNDARY + TEN_MIN - 1 })).toMatchObject({ admitted: true });
+    expect(calls).toEqual({ reads: 1, writes: 3 });
+    expect(await countInWindow(store, spec(), { now: () => BOUNDARY + TEN_MIN - 1 })).toBe(2);
+  });
+
+  it('10 reads in 9.5 s across a 10-minute boundary: the same 5 admitted as with a read first, then one place 10 minutes on', async () => {
+    const store = memoryStore();
+    const times = Array.from({ length: 10 }, (_, i) => BOUNDARY - 5000 + i * 1000);
+    const admitted: number[] = [];
+    for (const t of times) if ((await takeFromWindows(store, [spec()], { assumeSpanEmpty: true, now: () => t })).admitted) admitted.push(t);
+    expect(admitted).toEqual(times.slice(0, 5));
+    expect((await takeFromWindows(store, [spec()], { assumeSpanEmpty: true, now: () => times[0] + TEN_MIN })).admitted).toBe(true);
+    expect((await takeFromWindows(store, [spec()], { assumeSpanEmpty: true, now: () => times[0] + TEN_MIN + 1 })).admitted).toBe(false);
+  });
+
+  it('a burst of 20 parallel takes, unread and read-first mixed, on a window whose old entries expired: exactly 5', async () => {
+    const store = memoryStore();
+    for (let i = 0; i < 5; i++) await takeFromWindows(store, [spec()], { now: () => BOUNDARY - TEN_MIN - 10 + i });
+    const now = () => BOUNDARY;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => takeFromWindows(store, [spec()], { assumeSpanEmpty: i % 2 === 0, now })));
+    expect(results.filter((r) => r.admitted)).toHaveLength(5);
+    expect(await countInWindow(store, spec(), { now })).toBe(5);
+  });
+});
+
 const limits: SignInLimits = {
   MaxFailuresPerAccountAndAddress: 5,
   MaxFailuresPerAddress: 20,

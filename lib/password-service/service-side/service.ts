@@ -9,7 +9,7 @@ import { logger } from '../../log';
 import type { InstanceSettings } from '../../setup/settings';
 import type { Store } from '../../store';
 import { getRecord, putRecord } from '../../store/records';
-import { readWindows, takeFromWindows, type AlongWith, type WindowOptions, type WindowSnapshots, type WindowSpec } from '../../store/window';
+import { takeFromWindows, type AlongWith, type WindowOptions, type WindowSpec } from '../../store/window';
 import { checkEnvelope, nonceItem, recordNonce, sealPassword, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
 import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
@@ -34,8 +34,9 @@ export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => 
  * (a sliding window, counted atomically across instances: DESIGN decision 12). Every attempt
  * admitted counts, whatever its outcome.
  */
-export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: () => Promise<AlongWith[]>; prefetched?: Promise<WindowSnapshots> }) =>
-  takeFromWindows(store, [lapsWindow(config, computerGuid)], opts);
+export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: () => Promise<AlongWith[]> }) =>
+  // a computer's window is seldom in use: the admission writes first and reads only when it is
+  takeFromWindows(store, [lapsWindow(config, computerGuid)], { ...opts, assumeSpanEmpty: true });
 
 /** The request's nonce was seen before: refused like any replay, nothing in it trusted. */
 class LinkReplayed extends Error {}
@@ -151,10 +152,7 @@ export class PasswordService {
       await spendNonce();
       return { ok: false, code: 'not_found' };
     }
-    // the rate window's read starts with the settings (kept up to 3 s) and the pin (kept, and
-    // confirmed by the admission's transaction); it counts nothing yet
-    const windowRead = readWindows(this.ctx.store, [lapsWindow(this.ctx.config, req.computerGuid)]);
-    windowRead.catch(() => undefined);
+    // the settings are kept up to 3 s, the pin is kept and confirmed by the admission's transaction
     const [s, pin] = await hops.time('service.settingsAndPin', () => Promise.all([this.ctx.settings(), this.ctx.pinKeptOrRead()]));
     if (!s || !pin || !this.ctx.trustedBy(s, pin)) {
       await spendNonce();
@@ -182,7 +180,6 @@ export class PasswordService {
     const row = this.audit.prepare([{ ...serviceAuditRow(req, { ok: true }), outcome: 'admitted', reason: undefined }]);
     const taken = await hops.time('service.admission', () =>
       admitLapsOperation(this.ctx.store, this.ctx.config, req.computerGuid, {
-        prefetched: windowRead,
         along: async () => {
           const audit = await this.audit.draft(row);
           return [
