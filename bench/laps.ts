@@ -57,14 +57,18 @@ const GATEWAY_PORTS = { console: 3500, service: 3504 };
  * handlers, bundled as in the images) run on the host against this stack's store and directory,
  * with the environment serverless-offline gives the console and the password service.
  */
-async function startGateways(): Promise<{ url: string; logs: { console: string; service: string }; stop: () => void }> {
+async function startGateways(): Promise<{ url: string; logs: { console: string; service: string }; pids: { console?: number; service?: number }; stop: () => void }> {
   const bundle = (name: string, role: string) => bundleProcess(name, path.join(GATEWAY_DIR, role), path.join(GATEWAY_DIR, `${role}.js`), path.resolve(__dirname, '..'));
   await bundle('hdc-console', 'console');
   await bundle('hdc-password-service', 'password-service');
   const common = { HDC_LISTEN: '127.0.0.1', HDC_TABLE: stack.tableName, HDC_SCHEDULER: 'off', HDC_CREATE_TABLE: 'false' };
   const logs = { console: path.join(GATEWAY_DIR, 'console.log'), service: path.join(GATEWAY_DIR, 'password-service.log') };
-  const start = (role: string, env: Record<string, string>, log: string) =>
-    spawn(process.execPath, [path.join(GATEWAY_DIR, `${role}.js`)], { env, stdio: ['ignore', fs.openSync(log, 'w'), fs.openSync(log, 'a')] });
+  // BENCH_CPU_PROFILE=1: each process writes a V8 CPU profile into GATEWAY_DIR when it stops
+  const profile = process.env.BENCH_CPU_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${GATEWAY_DIR}`] : [];
+  const start = (role: string, env: Record<string, string>, log: string) => {
+    const out = fs.openSync(log, 'w'); // one descriptor for both streams: neither overwrites the other's lines
+    return spawn(process.execPath, [...profile, path.join(GATEWAY_DIR, `${role}.js`)], { env, stdio: ['ignore', out, out] });
+  };
   const service = start('password-service', { ...environOf('password-service'), ...common, HDC_PORT: String(GATEWAY_PORTS.service) }, logs.service);
   const consoleProc = start(
     'console',
@@ -85,7 +89,37 @@ async function startGateways(): Promise<{ url: string; logs: { console: string; 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, logs, stop };
+  return { url, logs, pids: { console: consoleProc.pid, service: service.pid }, stop };
+}
+
+/**
+ * CPU time (ms) used so far by the processes on this machine, grouped by what they are: the two
+ * cores are shared, so a hop waits on whoever burns them (Linux /proc only, like the rest here).
+ */
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+function cpuByGroup(gatewayPids: { console?: number; service?: number }): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(f[11]) + Number(f[12])) * CLOCK_TICK_MS; // utime + stime
+      const pid = Number(entry);
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const group =
+        pid === process.pid ? 'bench client (raw reads, TLS, HTTP)'
+        : pid === gatewayPids.console ? 'console process'
+        : pid === gatewayPids.service ? 'password-service process'
+        : cmd.includes('DynamoDBLocal') ? 'DynamoDB Local (JVM)'
+        : /samba/.test(cmd) ? 'Samba AD DCs'
+        : 'everything else';
+      out[group] = (out[group] ?? 0) + ms;
+    } catch {
+      /* the process ended between the listing and the read */
+    }
+  }
+  return out;
 }
 
 interface PathResult {
@@ -196,17 +230,36 @@ async function main() {
   const offline = await measure(c, 'serverless-offline');
   const gw = await startGateways();
   let gateway: PathResult;
+  let cpu: Record<string, number> = {};
   try {
     // the same session (same store): the cookie and CSRF token carry over to the gateway's origin
     const g = new ConsoleClient(gw.url);
     g.adoptSession(c);
     gateway = await measure(g, 'gateway');
+    // CPU per reveal: reveals only (no raw read, no floors), each on an emptied window as above
+    const before = cpuByGroup(gw.pids);
+    let reveals = 0;
+    for (let round = 0; round < 3; round++) {
+      await clearWindows();
+      for (const t of targets) {
+        const r = await g.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' });
+        if (r.status !== 200) throw new Error(`gateway: reveal ${t.name}: ${r.status}`);
+        reveals++;
+      }
+    }
+    const after = cpuByGroup(gw.pids);
+    cpu = Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - (before[k] ?? 0)) / reveals]));
+    await clearWindows();
     await new Promise((r) => setTimeout(r, 500)); // let the processes flush their logs
   } finally {
     gw.stop();
   }
   report('through serverless-offline (npm start: the local emulation of API Gateway and Lambda)', offline, { console: path.join(RUN_DIR, 'dev-offline.log'), service: path.join(RUN_DIR, 'dev-password-service.log') });
   report('through the container gateway (the self-hosted images\' processes, on the host)', gateway, gw.logs);
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  console.log(`CPU per reveal through the gateway (ms, all cores; 12 reveals alone, ${CLOCK_TICK_MS} ms ticks)`);
+  for (const [k, v] of Object.entries(cpu).sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(40)} ${v.toFixed(1).padStart(7)}`);
+  console.log(`  ${'total (÷ 2 cores = the wall-time floor)'.padEnd(40)} ${total.toFixed(1).padStart(7)}`);
 }
 main().catch((e) => {
   console.error(e.message);

@@ -134,7 +134,9 @@ export async function bundleProcess(name: string, entryDir: string, outfile: str
   const entry = path.join(entryDir, 'entry.ts');
   fs.writeFileSync(entry, entrySource(img, entryDir, root, webDir));
   const { buildOptions } = require(path.join(ROOT, 'esbuild.config.cjs'));
-  await build({ ...buildOptions, external: [], entryPoints: [entry], outfile, logLevel: 'warning' });
+  // BENCH_CPU_PROFILE=1 (bench/laps): readable code, so a CPU profile names functions and lines
+  const readable = process.env.BENCH_CPU_PROFILE === '1' ? { minify: false } : {};
+  await build({ ...buildOptions, ...readable, external: [], entryPoints: [entry], outfile, logLevel: 'warning' });
 }
 
 async function buildNodeImage(img: NodeImage, tag: string, node: string, env: NodeJS.ProcessEnv) {

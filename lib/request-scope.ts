@@ -24,6 +24,14 @@ export function readOncePerRequest<T>(key: string, read: () => Promise<T>): Prom
   return p;
 }
 
+/** A read already started (e.g. one of a batch) becomes this request's read of `key`, unless one is shared already. */
+export function shareRequestRead(key: string, read: Promise<unknown>): void {
+  const reads = scope.getStore();
+  if (!reads || reads.has(key)) return;
+  read.catch(() => undefined);
+  reads.set(key, read);
+}
+
 /** After a write: the next read in this request goes to the store again. */
 export function forgetRequestRead(key: string): void {
   scope.getStore()?.delete(key);

@@ -1,6 +1,6 @@
 import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/seal';
 import { nowSeconds, type Store } from '../store';
-import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
+import { deleteRecord, getRecord, putRecord, queryRecords, type Rec } from '../store/records';
 
 // Server-side sessions. The cookie carries a random id; the table stores only its SHA-256,
 // so a copy of the database does not yield usable sessions.
@@ -59,10 +59,13 @@ export async function createSession(store: Store, policy: SessionPolicy, operato
   return { id, version: 1, ...data };
 }
 
-/** Load a live session; an idle or too-old one is deleted and reads as absent. */
-export async function loadSession(store: Store, id: string | undefined, policy: SessionPolicy): Promise<Session | undefined> {
+/** A session's item (a request's batch read names it: lib/http/middlewares/session.ts); no key for an id that cannot be one. */
+export const sessionKey = (id: string | undefined) => (id && id.length <= 100 ? { pk: PK(id), sk: 'SESSION' } : undefined);
+
+/** Load a live session (its item read here, or by the request's batch: `read`); an idle or too-old one is deleted and reads as absent. */
+export async function loadSession(store: Store, id: string | undefined, policy: SessionPolicy, read?: Promise<Rec<unknown> | undefined>): Promise<Session | undefined> {
   if (!id || id.length > 100) return undefined;
-  const rec = await getRecord<SessionData>(store, PK(id), 'SESSION');
+  const rec = (await (read ?? getRecord<SessionData>(store, PK(id), 'SESSION'))) as Rec<SessionData> | undefined;
   if (!rec) return undefined;
   const now = nowSeconds();
   const s = rec.data;

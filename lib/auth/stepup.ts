@@ -114,10 +114,18 @@ export function hasRecentStepUp(rt: ConsoleRuntime, session: Session): boolean {
   return !!session.stepUpAt && Date.now() / 1000 - session.stepUpAt <= rt.config.Authentication.StepUpWindow;
 }
 
+/**
+ * A recent step-up by the authenticator satisfies every proof a route can ask (whatever the mode
+ * and the enrolment): the enrolment is read only when it can change the answer (a window opened by
+ * password, none, or an expired one, whose refusal names the proof to ask for).
+ */
+const recentByStrongestProof = (rt: ConsoleRuntime, session: Session) => hasRecentStepUp(rt, session) && satisfies(session.stepUpProof, 'authenticator');
+
 /** Routes marked `stepUp` need a recent step-up in the instance mode (mode none: nothing to prove). */
 export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session, ctx?: StepUpContext): Promise<void> {
   if (session.operator?.provider === 'access') return accessStepUp(rt, session, ctx);
   const settings = (await rt.settings())!;
+  if (settings.stepUpMode !== 'none' && recentByStrongestProof(rt, session)) return;
   const proof = await usualProof(rt, session, settings.stepUpMode);
   if (proof === undefined) return;
   if (!hasRecentStepUp(rt, session) || !satisfies(session.stepUpProof, proof)) throw forbidden('reauth_required', { proof });
@@ -131,6 +139,7 @@ export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session, 
  */
 export async function requireStrictStepUp(rt: ConsoleRuntime, session: Session, ctx?: StepUpContext): Promise<void> {
   if (session.operator?.provider === 'access') return accessStepUp(rt, session, ctx);
+  if (recentByStrongestProof(rt, session)) return;
   // the mode and the enrolment are independent reads: together
   const [settings, enrolled] = await Promise.all([rt.settings(), hasAuthenticator(rt.store, session.operator!.guid)]);
   const strict: Proof = enrolled ? 'authenticator' : 'password';

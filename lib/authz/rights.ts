@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { badRequest, conflict, forbidden } from '../errors';
@@ -5,7 +6,7 @@ import type { ManagedOu, InstanceSettings } from '../setup/settings';
 import { isConditionFailed, type Store } from '../store';
 import { getRecord, queryRecords, type Rec } from '../store/records';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE, type Permission } from './permissions';
-import { forgetRequestRead, readOncePerRequest } from '../request-scope';
+import { forgetRequestRead, readOncePerRequest, shareRequestRead } from '../request-scope';
 
 // Roles hold permission codes; a delegation is a role plus a scope of managed OUs, assigned to
 // directory users or groups (matched by SID against the operator's transitive groups).
@@ -88,6 +89,8 @@ export function validateRole(input: unknown): Role {
 const ROLES = 'ROLES';
 const DELEGATIONS = 'DELEGATIONS';
 const REVISION = { pk: 'AUTHZ', sk: 'REVISION' };
+/** The revision's item (a request's batch read names it: lib/http/middlewares/session.ts) */
+export const AUTHZ_REVISION_KEY = REVISION;
 
 export interface AuthzState {
   revision: number;
@@ -111,8 +114,9 @@ export async function readAuthzState(store: Store): Promise<AuthzState> {
   };
 }
 
-/** The request-scope key of the roles and delegations read (see `rightsInputsOncePerRequest`). */
+/** The request-scope keys of the revision and of the roles and delegations read (see `rightsInputsOncePerRequest`). */
 const RIGHTS_READ = 'roles-and-delegations';
+const REVISION_READ = 'authz-revision';
 
 /** DynamoDB allows 100 actions per transaction; one is the revision. */
 export const MAX_WRITES_PER_CHANGE = 99;
@@ -122,6 +126,7 @@ export async function commitAuthz(store: Store, revision: number, writes: AuthzW
   if (writes.length > MAX_WRITES_PER_CHANGE) throw badRequest('too_many_changes', { max: MAX_WRITES_PER_CHANGE });
   const TableName = store.tableName;
   forgetRequestRead(RIGHTS_READ);
+  forgetRequestRead(REVISION_READ);
   const items = writes.map((w) => {
     if ('put' in w) {
       const pk = w.put === 'role' ? ROLES : DELEGATIONS;
@@ -136,7 +141,8 @@ export async function commitAuthz(store: Store, revision: number, writes: AuthzW
           {
             Put: {
               TableName,
-              Item: { ...REVISION, _et: 'Record', data: {}, version: revision + 1 },
+              // a commit id no other commit has: kept roles and delegations are known by it
+              Item: { ...REVISION, _et: 'Record', data: { commit: randomUUID() }, version: revision + 1 },
               ConditionExpression: revision === 0 ? 'attribute_not_exists(pk)' : 'version = :r',
               ...(revision === 0 ? {} : { ExpressionAttributeValues: { ':r': revision } }),
             },
@@ -151,6 +157,7 @@ export async function commitAuthz(store: Store, revision: number, writes: AuthzW
     throw e;
   } finally {
     forgetRequestRead(RIGHTS_READ); // a read started meanwhile may hold the old roles
+    forgetRequestRead(REVISION_READ);
   }
 }
 
@@ -235,8 +242,30 @@ export async function operatorRights(
   return rightsFrom(settings, operator, roles, delegations);
 }
 
-/** The roles and delegations as this request first read them (the pipeline starts the read with the session's). */
-export const rightsInputsOncePerRequest = (store: Store) => readOncePerRequest(RIGHTS_READ, () => Promise.all([listRoles(store), listDelegations(store)]));
+/**
+ * The roles and delegations as this request first read them (the pipeline starts the read with the
+ * session's). They are kept between requests under the revision's commit id: every change of
+ * them commits a new one in the same transaction, and each request reads the revision (consistent)
+ * first, so a request whose revision is the kept one gets exactly what the store holds; any other
+ * reads them again. A revision without a commit id (written before ids existed) is never kept.
+ */
+export const rightsInputsOncePerRequest = (store: Store) =>
+  readOncePerRequest(RIGHTS_READ, async (): Promise<[Role[], Delegation[]]> => {
+    const rev = await readOncePerRequest(REVISION_READ, () => getRecord<unknown>(store, REVISION.pk, REVISION.sk));
+    const commit = (rev?.data as { commit?: unknown } | undefined)?.commit;
+    const id = typeof commit === 'string' && commit ? `${rev!.version}:${commit}` : undefined;
+    const kept = keptRights.get(store);
+    // copies: a caller's change to what it was given never reaches another request
+    if (id && kept?.id === id) return structuredClone([kept.roles, kept.delegations]);
+    // read after the revision: what is read is at least as new as the revision it is kept under
+    const [roles, delegations] = await Promise.all([listRoles(store), listDelegations(store)]);
+    if (id) keptRights.set(store, { id, roles: structuredClone(roles), delegations: structuredClone(delegations) });
+    return [roles, delegations];
+  });
+const keptRights = new WeakMap<Store, { id: string; roles: Role[]; delegations: Delegation[] }>();
+
+/** The revision's item read by a batch becomes this request's read of the revision. */
+export const shareAuthzRevisionRead = (rec: Promise<Rec<unknown> | undefined>) => shareRequestRead(REVISION_READ, rec);
 
 /** The same rights from given roles and delegations (pure: a change's effect is computed before it is committed). */
 export function rightsFrom(settings: InstanceSettings, operator: { guid: string; sid: string; groupSids: string[] }, roles: Role[], delegations: Delegation[]): OperatorRights {

@@ -1,6 +1,6 @@
 import type { Store } from '../store';
-import { getRecord, putRecord } from '../store/records';
-import { forgetRequestRead, readOncePerRequest } from '../request-scope';
+import { getRecord, putRecord, type Rec } from '../store/records';
+import { forgetRequestRead, readOncePerRequest, shareRequestRead } from '../request-scope';
 
 // Instance settings: written by the setup wizard, then by directory-connection changes.
 // Technical-account passwords are sealed (AES-256-GCM under the master key, AAD names the account).
@@ -53,15 +53,20 @@ export const protectedGroupSidsOf = (s: Pick<InstanceSettings, 'protectedGroups'
 ];
 
 const PK = 'INSTANCE';
+/** The settings' item (a request's batch read names it: lib/http/middlewares/session.ts) */
+export const SETTINGS_KEY = { pk: PK, sk: 'SETTINGS' };
+
+const fromRecord = (rec: Rec<InstanceSettings> | undefined) => rec && { settings: rec.data, version: rec.version };
 
 export async function readSettings(store: Store): Promise<{ settings: InstanceSettings; version: number } | undefined> {
-  const rec = await getRecord<InstanceSettings>(store, PK, 'SETTINGS');
-  return rec && { settings: rec.data, version: rec.version };
+  return fromRecord(await getRecord<InstanceSettings>(store, PK, 'SETTINGS'));
 }
 
 const REQUEST_READ = 'instance-settings';
 /** The settings as this request first read them (one consistent read per request, see lib/request-scope). */
 export const readSettingsOncePerRequest = (store: Store) => readOncePerRequest(REQUEST_READ, () => readSettings(store));
+/** The settings' item read by a batch becomes this request's read of the settings. */
+export const shareSettingsRead = (rec: Promise<Rec<unknown> | undefined>) => shareRequestRead(REQUEST_READ, rec.then((r) => fromRecord(r as Rec<InstanceSettings> | undefined)));
 
 export async function writeSettings(store: Store, settings: InstanceSettings, expectVersion: number): Promise<boolean> {
   forgetRequestRead(REQUEST_READ);

@@ -1,4 +1,5 @@
 // by subpath: the package index pulls every action and schema into each bundle
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { Entity } from 'dynamodb-toolbox/entity';
 import { DeleteItemCommand } from 'dynamodb-toolbox/entity/actions/delete';
 import { GetItemCommand } from 'dynamodb-toolbox/entity/actions/get';
@@ -46,6 +47,26 @@ export async function getRecord<T>(store: Store, pk: string, sk: string): Promis
   if (!Item) return undefined;
   if (Item.ttl !== undefined && Item.ttl <= nowSeconds()) return undefined;
   return { data: Item.data as T, version: Item.version, ttl: Item.ttl };
+}
+
+/** Several records in one consistent BatchGetItem (at most 100 keys), in the keys' order. */
+export async function getRecords(store: Store, keys: Array<{ pk: string; sk: string }>): Promise<Array<Rec<unknown> | undefined>> {
+  const found = new Map<string, Record<string, any>>();
+  const id = (k: { pk: string; sk: string }) => `${k.pk}\u0000${k.sk}`;
+  let pending: Array<Record<string, any>> = keys.map((k) => ({ pk: k.pk, sk: k.sk }));
+  // keys DynamoDB left unprocessed (throttling) are asked again, after a short pause
+  for (let attempt = 0; pending.length; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** attempt)));
+    if (attempt > 8) throw new Error('batch read: keys left unprocessed');
+    const res = await store.documentClient.send(new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending, ConsistentRead: true } } }));
+    for (const it of res.Responses?.[store.tableName] ?? []) found.set(id(it as { pk: string; sk: string }), it);
+    pending = res.UnprocessedKeys?.[store.tableName]?.Keys ?? [];
+  }
+  return keys.map((k) => {
+    const it = found.get(id(k));
+    if (!it || (it.ttl !== undefined && it.ttl <= nowSeconds())) return undefined;
+    return { data: it.data, version: it.version ?? 1, ttl: it.ttl };
+  });
 }
 
 /** Put a record. `expectVersion`: 0 = must not exist; n = must be at version n (optimistic concurrency). */

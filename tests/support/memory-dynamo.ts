@@ -1,7 +1,7 @@
 import { createStore, type Store } from '../../lib/store';
 
 // An in-process stand-in for the table, for unit tests that drive whole handlers (the fuzz tests):
-// the document client's Get, Put, Delete, Query and TransactWrite with the expressions lib/ and
+// the document client's Get, BatchGet, Put, Delete, Query and TransactWrite with the expressions lib/ and
 // dynamodb-toolbox write (=, <>, <, <=, >, >=, BETWEEN, begins_with, attribute_(not_)exists,
 // AND, OR, NOT, parentheses). Integration tests use the real DynamoDB Local; this only has to be
 // faithful enough that a handler's input, not the store, decides what happens.
@@ -139,6 +139,13 @@ export function memoryDynamoStore(tableName = 'memory'): Store & { items: Map<st
       case 'GetCommand': {
         const it = get(input.Key);
         return { Item: it === undefined ? undefined : clone(it) };
+      }
+      case 'BatchGetCommand': {
+        const Responses: Record<string, Item[]> = {};
+        for (const [table, req] of Object.entries(input.RequestItems as Record<string, { Keys: Item[] }>)) {
+          Responses[table] = req.Keys.map((k) => get(k)).filter((it): it is Item => it !== undefined).map((it) => clone(it));
+        }
+        return { Responses, UnprocessedKeys: {} };
       }
       case 'PutCommand':
         if (!holds(input, get(input.Item))) throw failed('ConditionalCheckFailedException');

@@ -1,5 +1,8 @@
-import { rightsInputsOncePerRequest } from '../../authz/rights';
-import { csrfMatches, loadSession, readSessionCookie } from '../../auth/sessions';
+import { AUTHZ_REVISION_KEY, rightsInputsOncePerRequest, shareAuthzRevisionRead } from '../../authz/rights';
+import { csrfMatches, loadSession, readSessionCookie, sessionKey } from '../../auth/sessions';
+import { SETTINGS_KEY, shareSettingsRead } from '../../setup/settings';
+import type { Store } from '../../store';
+import { getRecords, type Rec } from '../../store/records';
 import { sessionPolicy } from '../../auth/signin';
 import { badRequest } from '../../errors';
 import { parseBody } from '../event';
@@ -42,15 +45,24 @@ export function session() {
       const route = ex.route!;
       const needsSession = route.access === 'presession' || route.access === 'operator' || STATE_CHANGING.has(route.method);
       if (!needsSession && !route.openInDevelopment) return;
-      // an operator route's guard needs the settings and the roles and delegations: their reads
-      // start now, beside the session's (shared with the route for this request, lib/request-scope)
-      if (route.access === 'operator') {
-        void ex.rt!.settings().catch(() => undefined);
-        void rightsInputsOncePerRequest(ex.rt!.store);
-      }
-      ex.ctx!.session = await loadSession(ex.rt!.store, readSessionCookie(request.event.cookies, ex.header('cookie')), sessionPolicy(ex.rt!));
+      const id = readSessionCookie(request.event.cookies, ex.header('cookie'));
+      // an operator route's guard needs the settings and the roles and delegations: the session,
+      // the settings and the rights' revision are one batch read, shared with the route for this
+      // request (lib/request-scope); the roles and delegations follow the revision
+      const read = route.access === 'operator' ? operatorReads(ex.rt!.store, id) : undefined;
+      ex.ctx!.session = await loadSession(ex.rt!.store, id, sessionPolicy(ex.rt!), read);
     },
   };
+}
+
+/** One BatchGetItem for what every operator request reads first; the session's item is answered. */
+function operatorReads(store: Store, sessionId: string | undefined): Promise<Rec<unknown> | undefined> {
+  const session = sessionKey(sessionId);
+  const batch = getRecords(store, [SETTINGS_KEY, AUTHZ_REVISION_KEY, ...(session ? [session] : [])]);
+  shareSettingsRead(batch.then(([settings]) => settings));
+  shareAuthzRevisionRead(batch.then(([, revision]) => revision));
+  void rightsInputsOncePerRequest(store);
+  return batch.then(([, , found]) => found);
 }
 
 /** CSRF: every state-changing call carries the session's token (console spec, Authentication 2; decision 9). */
