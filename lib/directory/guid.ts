@@ -1,5 +1,3 @@
-import { EqualityFilter } from 'ldapts';
-
 // objectGUID is 16 bytes; its string form has the first three groups little-endian.
 export function guidFromBuffer(b: Buffer): string {
   if (b.length !== 16) throw new Error('objectGUID must be 16 bytes');
@@ -17,15 +15,6 @@ export function guidBytes(guid: string): Buffer {
   const h = guid.replace(/-/g, '').toLowerCase();
   const le = (s: string) => s.match(/../g)!.reverse().join('');
   return Buffer.from(le(h.slice(0, 8)) + le(h.slice(8, 12)) + le(h.slice(12, 16)) + h.slice(16), 'hex');
-}
-
-/**
- * An objectGUID equality filter carrying the 16 raw bytes. A string filter with \hh escapes
- * never matches through ldapts 8: its parser turns escaped bytes >= 0x80 into UTF-8 characters,
- * so the value sent is no longer the GUID.
- */
-export function guidEqualityFilter(guid: string): EqualityFilter {
-  return new EqualityFilter({ attribute: 'objectGUID', value: guidBytes(guid) });
 }
 
 /** objectSid (binary) to S-1-5-... */

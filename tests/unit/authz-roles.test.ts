@@ -1,4 +1,3 @@
-import { guidBytes, guidEqualityFilter, guidFromBuffer } from '../../lib/directory/guid';
 import { isApiError } from '../../lib/errors';
 import { PERMISSIONS } from '../../lib/authz/permissions';
 import { REQUIRES, validateRole, type AuthzState, type Role } from '../../lib/authz/rights';
@@ -126,14 +125,3 @@ describe('import-roles files', () => {
   });
 });
 
-describe('objectGUID filters', () => {
-  it('carry the 16 raw bytes (never UTF-8 re-encoded), in the directory byte order', () => {
-    const guid = 'd19adb6d-3c3b-49d3-917b-d623729f3672';
-    const f = guidEqualityFilter(guid) as unknown as { attribute: string; value: Buffer };
-    expect(f.attribute).toBe('objectGUID');
-    expect(Buffer.isBuffer(f.value) && f.value.length).toBe(16);
-    expect(f.value.toString('hex')).toBe(guidBytes(guid).toString('hex'));
-    expect(guidFromBuffer(f.value)).toBe(guid);
-    expect(() => guidEqualityFilter('not-a-guid')).toThrow();
-  });
-});
