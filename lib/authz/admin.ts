@@ -2,13 +2,12 @@ import { readApprovalSettings } from '../approvals/settings';
 import type { AuditActor } from '../audit';
 import type { Directory } from '../directory';
 import { dnOfObjectGuid, resolvePrincipal } from '../directory/principals';
-import { isGuid } from '../directory/guid';
 import { badRequest, conflict, forbidden, isApiError, notFound, unauthorized } from '../errors';
 import type { RouteContext } from '../http/route';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
 import { decisionContext } from '../runtime';
-import { isAtOrBelow } from './classify';
+import { currentClassification, isAtOrBelow } from './classify';
 import { PERMISSIONS, SUPER_ADMINISTRATOR_ROLE } from './permissions';
 import {
   changeAuthz,
@@ -194,22 +193,20 @@ export interface DelegationInput {
 
 const lower = (s: string) => s.toLowerCase();
 
-/** The current DN of a configured OU (followed by GUID; its recorded DN when it cannot be read). */
-const currentDn = async (dir: Directory, ou: ManagedOu) => (await dnOfObjectGuid(dir, ou.guid)) ?? ou.dn;
-
 /**
- * Each scope OU resolved (an OU strictly below the domain root), inside a managed OU, and not at
- * or below a Tier 0/1 OU (nothing there is ever manageable); duplicates dropped.
+ * Each scope OU resolved (an OU strictly below the domain root, given by DN or GUID), inside a
+ * managed OU, and not at or below a Tier 0/1 OU (nothing there is ever manageable); duplicates
+ * dropped. The managed and Tier OUs are where the decisions find them (currentClassification): a
+ * managed OU that cannot be found manages nothing, a Tier OU that cannot be found still protects
+ * its recorded DN.
  */
 export async function resolveScope(dir: Directory, settings: InstanceSettings, refs: string[]): Promise<ManagedOu[]> {
-  const [managed, tiers] = await Promise.all([Promise.all(settings.managedOus.map((o) => currentDn(dir, o))), Promise.all(settings.tierOus.map((o) => currentDn(dir, o)))]);
+  const { managedOuDns: managed, tierOuDns: tiers } = await currentClassification(settings, [], (o) => dnOfObjectGuid(dir, o.guid));
   const out = new Map<string, ManagedOu>();
   for (const ref of refs) {
     const given = ref.trim();
-    // an OU by GUID is found here (raw-byte filter), then resolved by its DN like any other
-    const dn = isGuid(given) ? await dnOfObjectGuid(dir, given) : given;
-    if (!dn) throw badRequest('ou_not_found', { ou: given });
-    const ou = await dir.resolveOu(dn);
+    if (!given) throw badRequest('ou_not_found', { ou: given }); // an empty base would be the root DSE
+    const ou = await dir.resolveOu(given);
     if (!managed.some((m) => isAtOrBelow(ou.dn, m))) throw badRequest('ou_not_managed', { ou: ou.dn });
     if (tiers.some((t) => isAtOrBelow(ou.dn, t))) throw badRequest('ou_in_tier', { ou: ou.dn });
     if (!out.has(lower(ou.guid))) out.set(lower(ou.guid), ou);
