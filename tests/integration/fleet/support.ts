@@ -116,6 +116,10 @@ export async function auditRowsOf(correlationId: string): Promise<any[]> {
   return (await auditRows(200)).filter((r) => r.correlationId === correlationId).reverse();
 }
 
+// The fleet's scheduled jobs read the cluster's snapshot (lib/fleet/nodes readSnapshot) at any
+// moment, also while a test runs: those four reads are never a test's own command.
+const SNAPSHOT_READS = new Set(['inventory ls --format=json', 'get windows_desktop_service --format=json', 'get windows_desktop --format=json', 'get locks --format=json']);
+
 export const tctl = {
   reset: () => {
     resetFakeTctl(stack.tctlDir);
@@ -123,7 +127,12 @@ export const tctl = {
   },
   control: (c: FakeTctlControl) => setFakeTctlControl(stack.tctlDir, c),
   mark: () => readCommandLog(stack.tctlLog).length,
-  commandsSince: (mark: number) => readCommandLog(stack.tctlLog).slice(mark).map(commandOf),
+  /** The commands run since `mark`, without the scheduled jobs' snapshot reads. */
+  commandsSince: (mark: number) =>
+    readCommandLog(stack.tctlLog)
+      .slice(mark)
+      .map(commandOf)
+      .filter((c) => !SNAPSHOT_READS.has(c.join(' '))),
   writeFixture: (file: string, items: unknown) => fs.writeFileSync(path.join(stack.tctlDir, file), JSON.stringify(items, null, 4) + '\n'),
   readFixture: (file: string) => JSON.parse(fs.readFileSync(path.join(stack.tctlDir, file), 'utf8')),
 };
