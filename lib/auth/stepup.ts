@@ -124,8 +124,8 @@ const recentByStrongestProof = (rt: ConsoleRuntime, session: Session) => hasRece
 /** Routes marked `stepUp` need a recent step-up in the instance mode (mode none: nothing to prove). */
 export async function requireRecentStepUp(rt: ConsoleRuntime, session: Session, ctx?: StepUpContext): Promise<void> {
   if (session.operator?.provider === 'access') return accessStepUp(rt, session, ctx);
+  if (recentByStrongestProof(rt, session)) return;
   const settings = (await rt.settings())!;
-  if (settings.stepUpMode !== 'none' && recentByStrongestProof(rt, session)) return;
   const proof = await usualProof(rt, session, settings.stepUpMode);
   if (proof === undefined) return;
   if (!hasRecentStepUp(rt, session) || !satisfies(session.stepUpProof, proof)) throw forbidden('reauth_required', { proof });

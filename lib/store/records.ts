@@ -42,11 +42,16 @@ export interface Rec<T> {
   ttl?: number;
 }
 
+/** A stored item as a record; an expired one reads as absent. */
+function liveRecord<T>(item: { data?: unknown; version?: number; ttl?: number } | undefined): Rec<T> | undefined {
+  if (!item) return undefined;
+  if (item.ttl !== undefined && item.ttl <= nowSeconds()) return undefined;
+  return { data: item.data as T, version: item.version ?? 1, ttl: item.ttl };
+}
+
 export async function getRecord<T>(store: Store, pk: string, sk: string): Promise<Rec<T> | undefined> {
   const { Item } = await ents(store).record.build(GetItemCommand).key({ pk, sk }).options({ consistent: true }).send();
-  if (!Item) return undefined;
-  if (Item.ttl !== undefined && Item.ttl <= nowSeconds()) return undefined;
-  return { data: Item.data as T, version: Item.version, ttl: Item.ttl };
+  return liveRecord<T>(Item);
 }
 
 /** Several records in one consistent BatchGetItem (at most 100 keys), in the keys' order. */
@@ -62,11 +67,7 @@ export async function getRecords(store: Store, keys: Array<{ pk: string; sk: str
     for (const it of res.Responses?.[store.tableName] ?? []) found.set(id(it as { pk: string; sk: string }), it);
     pending = res.UnprocessedKeys?.[store.tableName]?.Keys ?? [];
   }
-  return keys.map((k) => {
-    const it = found.get(id(k));
-    if (!it || (it.ttl !== undefined && it.ttl <= nowSeconds())) return undefined;
-    return { data: it.data, version: it.version ?? 1, ttl: it.ttl };
-  });
+  return keys.map((k) => liveRecord(found.get(id(k))));
 }
 
 /** Put a record. `expectVersion`: 0 = must not exist; n = must be at version n (optimistic concurrency). */

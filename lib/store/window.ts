@@ -114,7 +114,7 @@ export interface AlongWith {
   written?: () => void;
 }
 
-/** true: written; false: a window (or a retryable item) moved under us: again; a name: that item's condition failed. */
+/** One window's new entries, written against the snapshot they were decided on. */
 interface Change {
   snap: Snapshot;
   entries: WindowEntry[];
@@ -122,6 +122,7 @@ interface Change {
   now: number;
 }
 
+/** true: written; false: a window (or a retryable item) moved under us: again; a name: that item's condition failed. */
 async function write(store: Store, changes: Change[], along: AlongWith[] = []): Promise<boolean | { refusedBy: string }> {
   try {
     const windows = changes.map((c) => writeItem(store, c.snap, c.entries, c.windowMs, c.now));
