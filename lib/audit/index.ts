@@ -155,6 +155,8 @@ export const MAX_ROWS_PER_APPEND = 10;
 /** verify reads the chain in segments of this many sequences, several at once (see `chainRows`) */
 const VERIFY_SEGMENT_ROWS = 1000;
 const VERIFY_READ_AHEAD = 4;
+/** after a lost race, `refreshHeadIfContended` reads the head for this long */
+export const CONTENDED_MS = 60_000;
 
 /** The head a cancelled append returned (its head item's condition failed: ReturnValuesOnConditionCheckFailure), if any. */
 function headOfCancellation(reason: { Item?: Record<string, any> } | undefined): Head | undefined {
@@ -191,6 +193,7 @@ export class AuditChain {
   private readonly signer: AuditSigner;
   private readonly now: () => number;
   private lastKnown?: Head; // a cache that may be lost
+  private lostAt = -Infinity; // when an append last found another writer's head
   private lookupMarked = false;
 
   constructor(
@@ -304,8 +307,15 @@ export class AuditChain {
     return { bases: inputs.map((input) => ({ ...input, details: scrubDetails(input.details), id: randomUUID() })) };
   }
 
-  /** Read the head now (e.g. while waiting on something else) so the next append starts from it. */
-  async refreshHead(): Promise<void> {
+  /**
+   * Read the head now, while waiting on something else, so the next append starts from it: when
+   * this process knows no head, or lost a race to another writer in the last CONTENDED_MS. A
+   * process whose appends keep winning is likely the chain's only writer now (one container, or a
+   * quiet hour), and a head it knows wrongly costs one cancelled transaction that returns the
+   * head that won; the conditions on the head decide either way.
+   */
+  async refreshHeadIfContended(): Promise<void> {
+    if (this.lastKnown && this.now() - this.lostAt >= CONTENDED_MS) return;
     const h = (await this.head())?.value;
     if (h) this.lastKnown = h;
   }
@@ -359,6 +369,7 @@ export class AuditChain {
       },
       lost: (reasons) => {
         this.lastKnown = headOfCancellation(reasons[1]);
+        this.lostAt = this.now();
       },
     };
   }

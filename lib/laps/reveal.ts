@@ -123,7 +123,7 @@ export async function lapsAction(
 
   // the chain's head is read while the service works: the outcome's append then starts from it
   // (another instance's rows since make this process's last known head stale: one lost write)
-  const headRead = ctx.rt.audit.refreshHead().catch(() => undefined);
+  const headRead = ctx.rt.audit.refreshHeadIfContended().catch(() => undefined);
   let res: Awaited<ReturnType<typeof callPasswordService>>;
   try {
     // .finally: the head's read is done before anything is appended, answer or failure

@@ -1,4 +1,4 @@
-import { AuditChain, MAX_ROWS_PER_APPEND, type AuditInput } from '../../lib/audit';
+import { AuditChain, CONTENDED_MS, MAX_ROWS_PER_APPEND, type AuditInput } from '../../lib/audit';
 import { memoryDynamoStore } from '../support/memory-dynamo';
 
 // A decision and its outcome go to the chain in one write (the LAPS reveal): consecutive
@@ -37,5 +37,61 @@ describe('AuditChain.appendAll', () => {
     await expect(chain.appendAll([])).rejects.toThrow();
     await expect(chain.appendAll(Array.from({ length: MAX_ROWS_PER_APPEND + 1 }, (_, i) => row('x', i)))).rejects.toThrow();
     expect((await chain.extent()).headSeq).toBe(0);
+  });
+
+  describe('refreshHeadIfContended (the reveal reads the head while the password service works)', () => {
+    /** The store, counting the reads of the chain's head. */
+    function counted(name: string) {
+      const store = memoryDynamoStore(name);
+      const send = store.documentClient.send.bind(store.documentClient) as (cmd: any) => Promise<any>;
+      const counter = { headReads: 0 };
+      (store.documentClient as any).send = (cmd: any) => {
+        if (cmd.constructor.name === 'GetCommand' && cmd.input.Key?.sk === 'HEAD') counter.headReads++;
+        return send(cmd);
+      };
+      return { store, counter };
+    }
+
+    it('reads while this process knows no head, not while its appends keep winning', async () => {
+      const { store, counter } = counted('refresh-winning');
+      const chain = new AuditChain(store, 'console');
+      await chain.refreshHeadIfContended();
+      expect(counter.headReads).toBe(1);
+      await chain.append(row('first', 0));
+      const before = counter.headReads;
+      for (let i = 1; i <= 3; i++) {
+        await chain.refreshHeadIfContended();
+        await chain.appendAll([row('authz.decision', i), row('computers.laps.read', i)]);
+      }
+      expect(counter.headReads).toBe(before); // no read: the head it wrote is the head
+      expect((await chain.extent()).headSeq).toBe(7);
+      expect(await chain.verify('full')).toEqual(expect.objectContaining({ ok: true, checked: 7 }));
+    });
+
+    it('reads for CONTENDED_MS after a race lost to another writer, and the rows still chain', async () => {
+      const { store, counter } = counted('refresh-contended');
+      let now = Date.parse('2026-11-26T10:00:00Z');
+      const mine = new AuditChain(store, 'console', { now: () => now });
+      const other = new AuditChain(store, 'console', { now: () => now }); // another instance
+      await mine.append(row('mine', 0));
+      await other.append(row('other', 1)); // mine's known head is now stale
+      await mine.refreshHeadIfContended(); // it does not know that yet: no read
+      const reads0 = counter.headReads;
+      expect(reads0).toBe(2); // each instance's first append (neither knew a head)
+      await mine.append(row('mine', 2)); // loses once, learns the head that won, writes
+      expect((await mine.extent()).headSeq).toBe(3);
+      const reads1 = counter.headReads;
+      await mine.refreshHeadIfContended();
+      expect(counter.headReads).toBe(reads1 + 1); // contended: it reads
+      now += CONTENDED_MS - 1;
+      await mine.refreshHeadIfContended();
+      expect(counter.headReads).toBe(reads1 + 2); // still within the span
+      now += 1;
+      await mine.refreshHeadIfContended();
+      expect(counter.headReads).toBe(reads1 + 2); // the span is over: no read
+      await other.append(row('other', 3));
+      await mine.appendAll([row('authz.decision', 4), row('computers.laps.read', 4)]);
+      expect(await mine.verify('full')).toEqual(expect.objectContaining({ ok: true, checked: 6 }));
+    });
   });
 });

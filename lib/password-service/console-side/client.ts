@@ -19,11 +19,10 @@ function client(env: Environment): LambdaClient {
     // serverless-offline's Lambda endpoint): a request sent on a socket the server is closing at that
     // moment hangs up (never retried: maxAttempts 1, a password operation is not sent twice)
     const requestHandler = { httpAgent: new http.Agent({ keepAlive: true, timeout: 4000 }), httpsAgent: new https.Agent({ keepAlive: true, timeout: 4000 }) };
-    c = new LambdaClient(
-      endpoint
-        ? { endpoint, region: env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1, requestHandler }
-        : { maxAttempts: 1, requestHandler },
-    );
+    // cacheMiddleware: the SDK builds the invoke's middleware stack once, not on every call (only
+    // plain InvokeCommands are sent here, none with middleware of its own)
+    const common = { maxAttempts: 1, requestHandler, cacheMiddleware: true };
+    c = new LambdaClient(endpoint ? { endpoint, region: env.AWS_REGION ?? 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, ...common } : common);
     clients.set(endpoint, c);
   }
   return c;
