@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws
 import { auditLogger, logger } from '../log';
 import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from '../store';
 import { chainHash, GENESIS_HASH } from './canonical';
-import { lookupFacts, lookupPartitions, type LookupFacts } from './lookup';
+import { entriesOfLookup, groupLookups, lookupFacts, type LookupEntry } from './lookup';
 import { AuditSigner, type KeySource } from './signing';
 
 // The tamper-evident audit log: one hash chain per application ('console', 'fleet').
@@ -129,6 +129,8 @@ interface StoredRow {
   body: AuditInput & { at: string; id: string; seq: number };
   prevHash: string;
   hash: string;
+  /** the first of the rows appended with this one (they share lookup items); absent: alone */
+  lk?: number;
 }
 
 type WalkOutcome = { ok: true; last: Point; checked: number; complete: boolean } | { ok: false; checked: number; firstBadSeq: number; problem: VerifyProblem };
@@ -330,6 +332,9 @@ export class AuditChain {
     const rows: AuditRow[] = [];
     const items: TransactItem[] = [];
     let before = prev;
+    // rows appended together share their lookup items; each row names the first of them (`lk`) so
+    // the purge finds them again
+    const lk = this.opts.lookups && prepared.bases.length > 1 ? { lk: prev.seq + 1 } : {};
     for (const base of prepared.bases) {
       const seq = before.seq + 1;
       const fullBody = { ...base, at, seq };
@@ -338,16 +343,13 @@ export class AuditChain {
       items.push({
         Put: {
           TableName: this.store.tableName,
-          Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: before.hash, hash },
+          Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: before.hash, hash, ...lk },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });
-      if (this.opts.lookups) {
-        const f = lookupFacts(fullBody);
-        for (const pk of lookupPartitions(this.chain, f)) items.push({ Put: { TableName: this.store.tableName, Item: { pk, sk: pad(seq), _et: 'AuditLookup', seq, f } } });
-      }
       before = { seq, hash, at };
     }
+    if (this.opts.lookups) for (const Item of this.lookupItems(rows.map((r) => ({ seq: r.seq, f: lookupFacts(r) })))) items.push({ Put: { TableName: this.store.tableName, Item } });
     const head: Head = before;
     // the head goes second: a cancelled transaction's second reason is the head that won
     items.splice(1, 0, {
@@ -466,20 +468,32 @@ export class AuditChain {
     return { anchorSeq: anchor.seq, headSeq: (await this.head())?.value.seq ?? anchor.seq };
   }
 
-  /** Lookup items of one partition between two sequences (inclusive), newest first, one page. */
-  async lookupPage(pk: string, fromSeq: number, toSeq: number, limit: number): Promise<Array<{ seq: number; f: LookupFacts }>> {
+  /** The stored lookup items of rows appended together (see `groupLookups`). */
+  private lookupItems(rows: LookupEntry[]): Array<Record<string, unknown> & { pk: string; sk: string }> {
+    return groupLookups(this.chain, rows).map(({ pk, first, also }) => ({ pk, sk: pad(first.seq), _et: 'AuditLookup', seq: first.seq, f: first.f, ...(also.length ? { also } : {}) }));
+  }
+
+  /**
+   * The rows one lookup partition points to between two sequences (inclusive), newest first, from
+   * one page of its items. An item is keyed by the first row it points to, and rows appended
+   * together are fewer than MAX_ROWS_PER_APPEND apart: the read starts that much lower and keeps
+   * only the rows in range. An item's first row is in range when its key is, so an empty answer
+   * means the partition has nothing more there.
+   */
+  async lookupPage(pk: string, fromSeq: number, toSeq: number, limit: number): Promise<LookupEntry[]> {
     if (fromSeq > toSeq) return [];
     const res = await this.store.documentClient.send(
       new QueryCommand({
         TableName: this.store.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
-        ExpressionAttributeValues: { ':pk': pk, ':a': pad(fromSeq), ':b': pad(toSeq) },
+        ExpressionAttributeValues: { ':pk': pk, ':a': pad(Math.max(0, fromSeq - (MAX_ROWS_PER_APPEND - 1))), ':b': pad(toSeq) },
         ScanIndexForward: false,
         ConsistentRead: true,
         Limit: limit,
       }),
     );
-    return (res.Items ?? []).map((it) => ({ seq: it.seq as number, f: it.f as LookupFacts }));
+    const entries = (res.Items ?? []).flatMap((it) => entriesOfLookup(it as { seq: number; f: LookupEntry['f']; also?: LookupEntry[] }));
+    return entries.filter((e) => e.seq >= fromSeq && e.seq <= toSeq).sort((a, b) => b.seq - a.seq);
   }
 
   // ---- verification ----
@@ -730,8 +744,13 @@ export class AuditChain {
     await this.store.documentClient.send(
       new PutCommand({ TableName: this.store.tableName, Item: { pk: this.metaPk, sk: 'ANCHOR', _et: 'AuditMeta', ...anchor, mac: await this.signer.sign('anchor', anchor) } }),
     );
-    for (const it of doomed) {
-      const keys = [{ pk: this.pk, sk: pad(it.seq) }, ...lookupPartitions(this.chain, lookupFacts(it.body)).map((pk) => ({ pk, sk: pad(it.seq) }))];
+    // rows appended together (the same `lk` and the same `at`: all doomed or none) go with their
+    // shared lookup items, in one transaction
+    const groups = new Map<number, StoredRow[]>();
+    for (const it of doomed) groups.set(it.lk ?? it.seq, [...(groups.get(it.lk ?? it.seq) ?? []), it]);
+    for (const group of groups.values()) {
+      const lookups = this.lookupItems(group.map((it) => ({ seq: it.seq, f: lookupFacts(it.body) })));
+      const keys = [...group.map((it) => ({ pk: this.pk, sk: pad(it.seq) })), ...lookups.map(({ pk, sk }) => ({ pk, sk }))];
       await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: keys.map((Key) => ({ Delete: { TableName: this.store.tableName, Key } })) }));
     }
     await this.append({ event: 'audit.purge', outcome: 'success', actor, details: { deleted: doomed.length, throughSeq: last.seq, retentionDays } });

@@ -52,3 +52,30 @@ export function matchesLookup(f: LookupFacts, q: LookupFilter): boolean {
   if (q.target !== undefined && !f.target.includes(normalizeLookup(q.target))) return false;
   return true;
 }
+
+/** One row as a lookup item points to it. */
+export interface LookupEntry {
+  seq: number;
+  f: LookupFacts;
+}
+
+/**
+ * The lookup items of rows appended together (one transaction, the same `at`: a decision and its
+ * outcome): one item per partition, keyed by the first of those rows in that partition, pointing
+ * to each of them (`also`: the others, newest last). A reveal's two rows share their actor and
+ * target items: 6 items instead of 10. A row appended alone gets the items it always had.
+ */
+export function groupLookups(chain: string, rows: LookupEntry[]): Array<{ pk: string; first: LookupEntry; also: LookupEntry[] }> {
+  const byPk = new Map<string, { pk: string; first: LookupEntry; also: LookupEntry[] }>();
+  for (const row of rows) {
+    for (const pk of lookupPartitions(chain, row.f)) {
+      const item = byPk.get(pk);
+      if (item) item.also.push(row);
+      else byPk.set(pk, { pk, first: row, also: [] });
+    }
+  }
+  return [...byPk.values()];
+}
+
+/** The rows a stored lookup item points to (an item written before `also` points to one). */
+export const entriesOfLookup = (item: { seq: number; f: LookupFacts; also?: LookupEntry[] }): LookupEntry[] => [{ seq: item.seq, f: item.f }, ...(item.also ?? [])];
