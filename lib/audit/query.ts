@@ -145,6 +145,9 @@ export async function queryAudit(chain: AuditChain, q: AuditQuery): Promise<Audi
       }
       const wanted: number[] = [];
       for (const it of page) {
+        // rows appended together come from one item: a page of items may hold more entries than
+        // the bound, which still holds per entry
+        if (examined >= MAX_EXAMINED) break;
         examined++;
         next = it.seq - 1;
         if (matchesLookup(it.f, filter)) wanted.push(it.seq);

@@ -103,9 +103,21 @@ test('the requester holds the reset only with approval and files a request from 
   await expect(page.getByTestId('request-state').textContent()).resolves.toBe('pending');
   await expect(page.getByTestId('request-approvals').textContent()).resolves.toContain('0/2');
   expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0); // never one's own
+  // the "To approve" list answers slowly and the user moves on to "Mine" meanwhile: the late
+  // answer must not fill the tab now shown (a CI run once saw an empty "Mine")
+  await page.route('**/api/approvals?view=to_approve', async (route) => {
+    await new Promise((r) => setTimeout(r, 1000));
+    await route.continue();
+  });
+  const late = page.waitForResponse((res) => res.url().includes('view=to_approve'));
   await page.getByRole('link', { name: '← Approvals' }).click();
   await page.getByRole('tab', { name: /Mine/ }).click();
   await page.getByRole('link', { name: 'users.password.reset' }).first().waitFor();
+  await late;
+  await page.waitForTimeout(200); // what the late answer would have rendered
+  expect(await page.getByRole('tab', { name: /Mine/ }).getAttribute('aria-selected')).toBe('true');
+  expect(await page.getByRole('link', { name: 'users.password.reset' }).count()).toBeGreaterThan(0);
+  await page.unroute('**/api/approvals?view=to_approve');
   await screenshot(page, 'approvals-mine');
 });
 

@@ -1,5 +1,5 @@
 import { AuditChain, pad, type AuditInput } from '../../lib/audit';
-import { auditQuerySchema, queryAudit } from '../../lib/audit/query';
+import { auditQuerySchema, MAX_EXAMINED, queryAudit } from '../../lib/audit/query';
 import { memoryDynamoStore } from '../support/memory-dynamo';
 
 // Rows appended together (a decision and its outcome) share their lookup items: one per
@@ -63,6 +63,20 @@ describe('audit lookup items shared by rows appended together', () => {
       expect(await all(chain, { event: 'computers.laps.read' }, limit)).toEqual(expected((r) => r.event === 'computers.laps.read'));
       expect(await all(chain, { target: 'WS-01', outcome: 'denied' }, limit)).toEqual(expected((r) => r.target === 'WS-01' && r.outcome === 'denied'));
     }
+  });
+
+  it('examines at most MAX_EXAMINED entries per page, though an item holds two', async () => {
+    const store = memoryDynamoStore('shared-lookups-bound');
+    const chain = new AuditChain(store, 'console', { lookups: true });
+    for (let n = 0; n < 600; n++) await chain.appendAll(pair(n));
+    await chain.append(single(0)); // newest: the pages of items no longer end on an even count
+    const page = await queryAudit(chain, auditQuerySchema.parse({ actor: 'op-helpdesk', outcome: 'no-such-outcome' }));
+    expect(page.items).toEqual([]);
+    expect(page.examined).toBe(MAX_EXAMINED);
+    expect(page.cursor).toBeDefined();
+    const rest = await queryAudit(chain, auditQuerySchema.parse({ actor: 'op-helpdesk', outcome: 'no-such-outcome', cursor: page.cursor }));
+    expect(rest.examined).toBe(1201 - MAX_EXAMINED); // the rest, no entry read twice
+    expect(rest.cursor).toBeUndefined();
   });
 
   it('purges the shared items with their rows and keeps the others', async () => {

@@ -107,3 +107,25 @@ export function Link({ to, children, className, exact, alsoUnder }: { to: string
 }
 
 export const when = (iso?: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/**
+ * Load what one tab (or list) shows, again whenever `key` changes; an answer that arrives after
+ * the user moved on is dropped, so a slow answer for the previous tab never fills the current one.
+ */
+export function useLoaded<T>(key: string | undefined, load: (key: string) => Promise<T>): { data?: T; error?: unknown } {
+  const [state, setState] = useState<{ data?: T; error?: unknown }>({});
+  useEffect(() => {
+    setState({});
+    if (key === undefined) return;
+    let current = true;
+    load(key).then(
+      (data) => current && setState({ data }),
+      (error: unknown) => current && setState({ error }),
+    );
+    return () => {
+      current = false;
+    };
+    // `load` is a new function on every render: the key alone decides when to load again
+  }, [key]);
+  return state;
+}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { get, post, type Me } from './api';
-import { ErrorText, Link, Modal, SecretView, useAction, useStepUp, when } from './ui';
+import { ErrorText, Link, Modal, SecretView, useAction, useLoaded, useStepUp, when } from './ui';
 
 interface Request {
   id: string;
@@ -43,12 +43,10 @@ const VIEWS = [
 
 export function ApprovalsPage() {
   const [view, setView] = useState<(typeof VIEWS)[number][0]>('to_approve');
-  const [items, setItems] = useState<Request[]>();
+  const { data, error } = useLoaded(view, (v) => get<{ items: Request[] }>(`/api/approvals?view=${v}`));
+  const items = data?.items;
   const [count, setCount] = useState<{ toApprove: number; minePending: number }>();
-  const [error, setError] = useState<unknown>();
   useEffect(() => {
-    setItems(undefined);
-    get<{ items: Request[] }>(`/api/approvals?view=${view}`).then((r) => setItems(r.items), setError);
     get<{ toApprove: number; minePending: number }>('/api/approvals/count').then(setCount, () => undefined);
   }, [view]);
   return (

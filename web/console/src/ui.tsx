@@ -4,7 +4,7 @@ import { ErrorText, Modal, useAction } from '../../shared/ui';
 
 // The console's own pieces: the step-up prompt, the once-shown secret. The modal dialog, the error
 // in words, the router and the busy flag are web/shared/ui.tsx (the fleet dashboard uses them too).
-export { ErrorText, Link, Modal, RouterProvider, useAction, useRoute, when } from '../../shared/ui';
+export { ErrorText, Link, Modal, RouterProvider, useAction, useLoaded, useRoute, when } from '../../shared/ui';
 
 // ---- step-up -------------------------------------------------------------------------------
 type Proof = 'authenticator' | 'password';

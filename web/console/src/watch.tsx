@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { get } from './api';
-import { ErrorText, Link } from './ui';
+import { ErrorText, Link, useLoaded } from './ui';
 
 // Watch lists (users.read): users of what the operator manages that need an eye kept on them,
 // at most Directory:MaxResults each; each list downloads as CSV (audited users.watch.export).
@@ -13,20 +13,21 @@ interface WatchUser {
   lastSignIn: string | null;
   protected: boolean;
 }
+interface WatchList {
+  id: string;
+  title: string;
+  items: WatchUser[];
+  truncated: boolean;
+}
 
 export function WatchListsPage({ list }: { list?: string }) {
   const [lists, setLists] = useState<Array<{ id: string; title: string }>>();
-  const [data, setData] = useState<{ id: string; title: string; items: WatchUser[]; truncated: boolean }>();
   const [error, setError] = useState<unknown>();
   const current = list ?? lists?.[0]?.id;
   useEffect(() => {
     get<{ lists: Array<{ id: string; title: string }> }>('/api/watch-lists').then((r) => setLists(r.lists), setError);
   }, []);
-  useEffect(() => {
-    if (!current) return;
-    setData(undefined);
-    get(`/api/watch-lists/${encodeURIComponent(current)}`).then(setData, setError);
-  }, [current]);
+  const { data, error: listError } = useLoaded(current, (id) => get<WatchList>(`/api/watch-lists/${encodeURIComponent(id)}`));
   return (
     <section aria-labelledby="watch-title">
       <h1 id="watch-title">Watch lists</h1>
@@ -37,7 +38,7 @@ export function WatchListsPage({ list }: { list?: string }) {
           </Link>
         ))}
       </nav>
-      <ErrorText error={error} />
+      <ErrorText error={error ?? listError} />
       {data && (
         <>
           <p>
