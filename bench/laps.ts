@@ -151,19 +151,22 @@ async function main() {
   // windows of its own targets (on this local stack only) so both paths measure as many rounds as asked
   const clearWindows = () => Promise.all(targets.map((t) => store.documentClient.send(new DeleteCommand({ TableName: stack.tableName, Key: windowKey(lapsWindow(config, t.guid)) }))));
 
+  /** One reveal of each target on emptied windows, nothing beside them (not timed). */
+  async function revealEach(client: ConsoleClient, label: string): Promise<void> {
+    await clearWindows();
+    for (const t of targets) {
+      const r = await client.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' });
+      if (r.status !== 200) throw new Error(`${label}: reveal ${t.name}: ${r.status} ${r.text}`);
+    }
+  }
+
   /** Reveals through one path, each beside a raw read, a signed-in request and a bare transaction (the floors). */
   async function measure(client: ConsoleClient, label: string): Promise<PathResult> {
     const out: PathResult = { reveal: [], raw: [], signedIn: [], storeWrite: [], ids: [] };
     // not counted: kept connections and caches, and the JIT of DynamoDB Local's JVM, which keeps
     // compiling for the first hundred or so reveals after `npm start` (a store that has run for a
     // while, as a self-hosted one does, is past that)
-    for (let round = 0; round < WARMUP_ROUNDS; round++) {
-      await clearWindows();
-      for (const t of targets) {
-        const w = await client.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' });
-        if (w.status !== 200) throw new Error(`${label}: reveal ${t.name}: ${w.status} ${w.text}`);
-      }
-    }
+    for (let round = 0; round < WARMUP_ROUNDS; round++) await revealEach(client, label);
     for (let round = 0; round < ROUNDS; round++) {
       await clearWindows();
       for (const t of targets) {
@@ -248,12 +251,8 @@ async function main() {
     // CPU per reveal: reveals only (no raw read, no floors), each on an emptied window as above
     const before = cpuByGroup(gw.pids);
     for (let round = 0; round < 3; round++) {
-      await clearWindows();
-      for (const t of targets) {
-        const r = await g.post(`/api/computers/${t.guid}/laps`, { confirm: true, ticket: 'BENCH' });
-        if (r.status !== 200) throw new Error(`gateway: reveal ${t.name}: ${r.status}`);
-        cpuReveals++;
-      }
+      await revealEach(g, 'gateway');
+      cpuReveals += targets.length;
     }
     const after = cpuByGroup(gw.pids);
     cpu = Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - (before[k] ?? 0)) / cpuReveals]));

@@ -747,7 +747,10 @@ export class AuditChain {
     // rows appended together (the same `lk` and the same `at`: all doomed or none) go with their
     // shared lookup items, in one transaction
     const groups = new Map<number, StoredRow[]>();
-    for (const it of doomed) groups.set(it.lk ?? it.seq, [...(groups.get(it.lk ?? it.seq) ?? []), it]);
+    for (const it of doomed) {
+      const first = it.lk ?? it.seq;
+      groups.set(first, [...(groups.get(first) ?? []), it]);
+    }
     for (const group of groups.values()) {
       const lookups = this.lookupItems(group.map((it) => ({ seq: it.seq, f: lookupFacts(it.body) })));
       const keys = [...group.map((it) => ({ pk: this.pk, sk: pad(it.seq) })), ...lookups.map(({ pk, sk }) => ({ pk, sk }))];

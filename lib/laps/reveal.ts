@@ -121,8 +121,8 @@ export async function lapsAction(
     decisionRow = undefined;
   }
 
-  // the chain's head is read while the service works: the outcome's append then starts from it
-  // (another instance's rows since make this process's last known head stale: one lost write)
+  // when another writer was seen lately (or no head is known), the chain's head is read while the
+  // service works, so the outcome's append starts from it; a head known wrongly costs one lost write
   const headRead = ctx.rt.audit.refreshHeadIfContended().catch(() => undefined);
   let res: Awaited<ReturnType<typeof callPasswordService>>;
   try {
