@@ -128,11 +128,15 @@ wait_healthy() { # [seconds]
   return 1
 }
 
-stop_all() {
-  for c in console password-service db; do
+# one `podman rm` per container: podman 4.3 (Debian 12) given several names of which one is missing
+# removes none of them and still exits 0, so a half-created instance would block the next start
+remove_containers() { # role...
+  for c in "$@"; do
     podman rm -f -t 10 "$NAME-$c" >/dev/null 2>&1 || true
   done
 }
+
+stop_all() { remove_containers console password-service db; }
 
 # each step's failure is returned (callers use `start_all || rollback`, where errexit is off)
 start_all() {

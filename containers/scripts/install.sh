@@ -128,7 +128,7 @@ if [ -n "$UPGRADE" ] && podman container exists "$NAME-console"; then
   path="$(podman exec "$NAME-console" /usr/local/bin/node /app/main.js admin backup)" || die "backup failed: nothing changed"
   say "database copy: $path"
 fi
-podman rm -f -t 10 "$NAME-console" "$NAME-password-service" >/dev/null 2>&1 || true
+remove_containers console password-service
 start_all
 if ! wait_healthy 120; then
   echo "error: the console did not become healthy" >&2

@@ -45,7 +45,7 @@ chmod 600 "$ASIDE"
 say "current state kept aside: $ASIDE"
 
 # 2. stop the console and its password service (the store keeps running for the restore)
-podman rm -f -t 10 "$NAME-console" "$NAME-password-service" >/dev/null 2>&1 || true
+remove_containers console password-service
 say "console stopped"
 
 # 3. restore

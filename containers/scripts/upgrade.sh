@@ -42,7 +42,7 @@ fi
 sed -i -e "s|^HDC_IMAGE_REPOSITORY=.*|HDC_IMAGE_REPOSITORY=$NEW_REPOSITORY|" -e "s|^HDC_IMAGE_TAG=.*|HDC_IMAGE_TAG=$NEW_TAG|" "$INSTANCE/hdc.env"
 say "pinned $NEW_REPOSITORY:$NEW_TAG (was $OLD_REPOSITORY:$OLD_TAG)"
 # 3. recreate (the store keeps running: its data stays in the volume)
-podman rm -f -t 10 "$NAME-console" "$NAME-password-service" >/dev/null 2>&1 || true
+remove_containers console password-service
 start_all || rollback
 # 4. wait until healthy
 wait_healthy 120 || rollback
