@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { renewAuthzCommit } from '../authz/rights';
 import { copyData, restoreData } from '../migrations';
 import type { ConsoleRuntime } from '../runtime';
 
@@ -15,7 +16,10 @@ export async function backupDatabase(rt: ConsoleRuntime, actor: Actor): Promise<
   return { code: 0, out: copy.location };
 }
 
-/** `restore-database <file> --confirm`: the table made exactly the copy; a file that is not a copy changes nothing (exit 2); audited `database.restored`. */
+/**
+ * `restore-database <file> --confirm`: the table made exactly the copy, then the rights revision
+ * given a new commit id; a file that is not a copy changes nothing (exit 2); audited `database.restored`.
+ */
 export async function restoreDatabase(rt: ConsoleRuntime, file: string, actor: Actor): Promise<Outcome> {
   if (!fs.existsSync(file)) return { code: 2, out: `${file}: no such file` };
   let result;
@@ -24,6 +28,9 @@ export async function restoreDatabase(rt: ConsoleRuntime, file: string, actor: A
   } catch (e) {
     return { code: 2, out: `${file} is not a database copy: nothing changed (${(e as Error).message.slice(0, 80)})` };
   }
+  // a fresh commit id on the rights revision: a console that kept roles and delegations under the
+  // restored id (read before the restore, or from a copy taken while a change committed) reads them again
+  await renewAuthzCommit(rt.store);
   await rt.audit.append({ event: 'database.restored', outcome: 'success', actor, details: { file: path.basename(file), ...result } });
   return { code: 0, out: `database restored from ${path.basename(file)}: ${result.written} item(s) written, ${result.deleted} deleted` };
 }

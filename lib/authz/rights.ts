@@ -191,6 +191,15 @@ export async function changeAuthz<T>(store: Store, decide: (s: AuthzState) => Au
   throw conflict('authz_changed_concurrently');
 }
 
+/** A new commit id on the revision, nothing else written: every kept copy of the roles and delegations is read again. */
+export async function renewAuthzCommit(store: Store): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const revision = (await getRecord<unknown>(store, REVISION.pk, REVISION.sk))?.version ?? 0;
+    if (await commitAuthz(store, revision, [])) return;
+  }
+  throw conflict('authz_changed_concurrently');
+}
+
 /** The rules a role's save or delete must hold against the current state. */
 export function checkRoleName(state: AuthzState, role: Role) {
   for (const [id, r] of state.roles) {

@@ -186,6 +186,19 @@ export function memoryDynamoStore(tableName = 'memory'): Store & { items: Map<st
         }
         return {};
       }
+      case 'BatchWriteCommand': {
+        for (const reqs of Object.values(input.RequestItems as Record<string, Array<{ PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }>>)) {
+          for (const r of reqs) {
+            if (r.PutRequest) put(r.PutRequest.Item);
+            else if (r.DeleteRequest) del(r.DeleteRequest.Key);
+          }
+        }
+        return { UnprocessedItems: {} };
+      }
+      case 'ScanCommand': {
+        // one page holding the whole table
+        return { Items: [...items.values()].flatMap((part) => [...part.values()]).map((it) => clone(it)) };
+      }
       default:
         throw new Error(`memory dynamo: ${cmd.constructor.name} not supported`);
     }

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { restoreDatabase } from '../../lib/admin/database';
+import { AUTHZ_REVISION_KEY, putDelegation, putRole, rightsInputsOncePerRequest, type Delegation } from '../../lib/authz/rights';
+import { copyData } from '../../lib/migrations';
+import { inRequestScope } from '../../lib/request-scope';
+import type { ConsoleRuntime } from '../../lib/runtime';
+import { getRecord } from '../../lib/store/records';
+import { memoryDynamoStore } from '../support/memory-dynamo';
+
+// `restore-database` gives the rights revision a new commit id: a console keeps roles and
+// delegations under the revision's commit id (decision 4d), and a copy taken while a change
+// committed can pair that id with other lists (here: the revocation of d1 is in the copy, the
+// revision from before it). Without the new id the revoked delegation would outlive the restore in
+// every console that kept it.
+
+const ou = { dn: 'OU=Helpdesk,DC=example,DC=test', guid: '11111111-1111-4111-8111-111111111111' };
+const delegation = (id: string): Delegation => ({ id, roleId: 'helpdesk', scope: [ou] as Delegation['scope'], assignees: [{ kind: 'user', guid: 'g-1', sid: 'S-1-5-21-1-1001', name: 'op' }] });
+const request = <T>(work: () => Promise<T>) => inRequestScope(work);
+
+describe('restore-database and the kept rights', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-restore-'));
+  });
+  afterEach(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  const runtime = (store: ReturnType<typeof memoryDynamoStore>) => {
+    const rows: Array<{ event: string; outcome: string }> = [];
+    const rt = { store, audit: { append: async (row: { event: string; outcome: string }) => void rows.push(row) } } as unknown as ConsoleRuntime;
+    return { rt, rows };
+  };
+  const actor = { name: 'admin', provider: 'cli' };
+
+  it('a copy pairing the kept commit id with other delegations: after the restore the next request reads them again', async () => {
+    const store = memoryDynamoStore();
+    await putRole(store, { id: 'helpdesk', name: 'Helpdesk', permissions: ['computers.read'] });
+    await putDelegation(store, delegation('d1'));
+    const [, kept] = await request(() => rightsInputsOncePerRequest(store));
+    expect(kept.map((d) => d.id)).toEqual(['d1']);
+    const before = await getRecord<{ commit: string }>(store, AUTHZ_REVISION_KEY.pk, AUTHZ_REVISION_KEY.sk);
+
+    // the copy as a scan running across a revocation wrote it: the revision from before, d1 gone
+    const { location } = await copyData(store, { folder }, 'test');
+    const lines = fs.readFileSync(location, 'utf8').split('\n').filter(Boolean);
+    const torn = lines.filter((l) => !(JSON.parse(l).pk === 'DELEGATIONS' && JSON.parse(l).sk === 'd1'));
+    expect(torn.length).toBe(lines.length - 1);
+    fs.writeFileSync(location, `${torn.join('\n')}\n`);
+
+    const { rt, rows } = runtime(store);
+    const out = await restoreDatabase(rt, location, actor);
+    expect(out.code).toBe(0);
+    expect(rows.map((r) => `${r.event} ${r.outcome}`)).toEqual(['database.restored success']);
+    const after = await getRecord<{ commit: string }>(store, AUTHZ_REVISION_KEY.pk, AUTHZ_REVISION_KEY.sk);
+    expect(after!.data.commit).not.toBe(before!.data.commit);
+    expect(after!.version).toBe(before!.version + 1);
+
+    const [, next] = await request(() => rightsInputsOncePerRequest(store));
+    expect(next).toEqual([]); // not the kept [d1]
+  });
+
+  it('a file that is not a copy: exit 2, the revision and the delegations unchanged, nothing audited', async () => {
+    const store = memoryDynamoStore();
+    await putRole(store, { id: 'helpdesk', name: 'Helpdesk', permissions: ['computers.read'] });
+    await putDelegation(store, delegation('d1'));
+    const before = await getRecord<{ commit: string }>(store, AUTHZ_REVISION_KEY.pk, AUTHZ_REVISION_KEY.sk);
+    const bad = path.join(folder, 'not-a-copy.jsonl');
+    fs.writeFileSync(bad, '{"pk":"X"}\n');
+
+    const { rt, rows } = runtime(store);
+    const out = await restoreDatabase(rt, bad, actor);
+    expect(out.code).toBe(2);
+    expect(out.out).toContain('is not a database copy: nothing changed');
+    expect(rows).toEqual([]);
+    const after = await getRecord<{ commit: string }>(store, AUTHZ_REVISION_KEY.pk, AUTHZ_REVISION_KEY.sk);
+    expect(after).toEqual(before);
+    const [, delegations] = await request(() => rightsInputsOncePerRequest(store));
+    expect(delegations.map((d) => d.id)).toEqual(['d1']);
+  });
+});
