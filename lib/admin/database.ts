@@ -29,8 +29,13 @@ export async function restoreDatabase(rt: ConsoleRuntime, file: string, actor: A
     return { code: 2, out: `${file} is not a database copy: nothing changed (${(e as Error).message.slice(0, 80)})` };
   }
   // a fresh commit id on the rights revision: a console that kept roles and delegations under the
-  // restored id (read before the restore, or from a copy taken while a change committed) reads them again
-  await renewAuthzCommit(rt.store);
-  await rt.audit.append({ event: 'database.restored', outcome: 'success', actor, details: { file: path.basename(file), ...result } });
+  // restored id (read before the restore, or from a copy taken while a change committed) reads
+  // them again. The restore is on record whatever happens to that write.
+  const renewed = await renewAuthzCommit(rt.store).then(
+    () => true,
+    () => false,
+  );
+  await rt.audit.append({ event: 'database.restored', outcome: 'success', actor, details: { file: path.basename(file), ...result, rightsRenewed: renewed } });
+  if (!renewed) return { code: 1, out: `database restored from ${path.basename(file)}, but the rights revision could not be renewed: restart every console so none keeps the roles and delegations it held` };
   return { code: 0, out: `database restored from ${path.basename(file)}: ${result.written} item(s) written, ${result.deleted} deleted` };
 }

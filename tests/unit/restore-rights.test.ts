@@ -52,6 +52,7 @@ describe('restore-database and the kept rights', () => {
     const out = await restoreDatabase(rt, location, actor);
     expect(out.code).toBe(0);
     expect(rows.map((r) => `${r.event} ${r.outcome}`)).toEqual(['database.restored success']);
+    expect((rows[0] as { details?: { rightsRenewed?: boolean } }).details?.rightsRenewed).toBe(true);
     const after = await getRecord<{ commit: string }>(store, AUTHZ_REVISION_KEY.pk, AUTHZ_REVISION_KEY.sk);
     expect(after!.data.commit).not.toBe(before!.data.commit);
     expect(after!.version).toBe(before!.version + 1);
@@ -77,5 +78,28 @@ describe('restore-database and the kept rights', () => {
     expect(after).toEqual(before);
     const [, delegations] = await request(() => rightsInputsOncePerRequest(store));
     expect(delegations.map((d) => d.id)).toEqual(['d1']);
+  });
+
+  it('the revision cannot be written (the store refuses it): the restore is still on record, exit 1 says to restart the consoles', async () => {
+    const store = memoryDynamoStore();
+    await putRole(store, { id: 'helpdesk', name: 'Helpdesk', permissions: ['computers.read'] });
+    await putDelegation(store, delegation('d1'));
+    const { location } = await copyData(store, { folder }, 'test');
+    await putDelegation(store, delegation('d2'));
+    const send = store.documentClient.send.bind(store.documentClient);
+    (store.documentClient as any).send = (cmd: { constructor: { name: string } }) => {
+      if (cmd.constructor.name === 'TransactWriteCommand') return Promise.reject(new Error('store unavailable'));
+      return send(cmd as any);
+    };
+
+    const { rt, rows } = runtime(store);
+    const out = await restoreDatabase(rt, location, actor);
+    expect(out.code).toBe(1);
+    expect(out.out).toContain('restart every console');
+    expect(rows.map((r) => `${r.event} ${r.outcome}`)).toEqual(['database.restored success']);
+    expect((rows[0] as { details?: { rightsRenewed?: boolean } }).details?.rightsRenewed).toBe(false);
+    // the copy is in place all the same: d2, added after it, is gone
+    expect(store.items.get('DELEGATIONS')?.has('d2')).toBe(false);
+    expect(store.items.get('DELEGATIONS')?.has('d1')).toBe(true);
   });
 });
