@@ -31,11 +31,11 @@ export async function restoreDatabase(rt: ConsoleRuntime, file: string, actor: A
   // a fresh commit id on the rights revision: a console that kept roles and delegations under the
   // restored id (read before the restore, or from a copy taken while a change committed) reads
   // them again. The restore is on record whatever happens to that write.
-  const renewed = await renewAuthzCommit(rt.store).then(
-    () => true,
-    () => false,
+  const notRenewed = await renewAuthzCommit(rt.store).then(
+    () => undefined,
+    (e: unknown) => (e as Error).message.slice(0, 80),
   );
-  await rt.audit.append({ event: 'database.restored', outcome: 'success', actor, details: { file: path.basename(file), ...result, rightsRenewed: renewed } });
-  if (!renewed) return { code: 1, out: `database restored from ${path.basename(file)}, but the rights revision could not be renewed: restart every console so none keeps the roles and delegations it held` };
+  await rt.audit.append({ event: 'database.restored', outcome: 'success', actor, details: { file: path.basename(file), ...result, rightsRenewed: !notRenewed } });
+  if (notRenewed) return { code: 1, out: `database restored from ${path.basename(file)}, but the rights revision could not be renewed (${notRenewed}): restart every console so none keeps the roles and delegations it held` };
   return { code: 0, out: `database restored from ${path.basename(file)}: ${result.written} item(s) written, ${result.deleted} deleted` };
 }

@@ -103,9 +103,12 @@ export type AuthzWrite =
   | { put: 'delegation'; value: Delegation; version: number }
   | { delete: 'role' | 'delegation'; id: string };
 
+/** The revision's version now (0: nothing committed yet). */
+const readRevision = async (store: Store) => (await getRecord<unknown>(store, REVISION.pk, REVISION.sk))?.version ?? 0;
+
 /** Roles and delegations as of one revision (read the revision first: a later commit moves it). */
 export async function readAuthzState(store: Store): Promise<AuthzState> {
-  const revision = (await getRecord<unknown>(store, REVISION.pk, REVISION.sk))?.version ?? 0;
+  const revision = await readRevision(store);
   const [roles, delegations] = await Promise.all([queryRecords<Role>(store, ROLES), queryRecords<Delegation>(store, DELEGATIONS)]);
   return {
     revision,
@@ -178,27 +181,29 @@ export function applyAuthzWrites(state: AuthzState, writes: AuthzWrite[]): { rol
   return { roles: [...roles.values()], delegations: [...delegations.values()] };
 }
 
+/** A commit tried again from a fresh read while another change wins the race (a few times, then 409). */
+async function untilCommitted(attempt: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 5; i++) if (await attempt()) return;
+  throw conflict('authz_changed_concurrently');
+}
+
 /**
  * Read, decide, commit; again from a fresh read when another change won the race (a few times,
  * then 409 `authz_changed_concurrently`). `decide` throws ApiError to refuse.
  */
 export async function changeAuthz<T>(store: Store, decide: (s: AuthzState) => AuthzChange<T> | Promise<AuthzChange<T>>): Promise<T> {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  let result!: T;
+  await untilCommitted(async () => {
     const state = await readAuthzState(store);
-    const { writes, result } = await decide(state);
-    if (!writes.length || (await commitAuthz(store, state.revision, writes))) return result;
-  }
-  throw conflict('authz_changed_concurrently');
+    const change = await decide(state);
+    result = change.result;
+    return !change.writes.length || commitAuthz(store, state.revision, change.writes);
+  });
+  return result;
 }
 
 /** A new commit id on the revision, nothing else written: every kept copy of the roles and delegations is read again. */
-export async function renewAuthzCommit(store: Store): Promise<void> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const revision = (await getRecord<unknown>(store, REVISION.pk, REVISION.sk))?.version ?? 0;
-    if (await commitAuthz(store, revision, [])) return;
-  }
-  throw conflict('authz_changed_concurrently');
-}
+export const renewAuthzCommit = (store: Store): Promise<void> => untilCommitted(async () => commitAuthz(store, await readRevision(store), []));
 
 /** The rules a role's save or delete must hold against the current state. */
 export function checkRoleName(state: AuthzState, role: Role) {

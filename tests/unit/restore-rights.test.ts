@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { restoreDatabase } from '../../lib/admin/database';
+import type { AuditInput } from '../../lib/audit';
 import { AUTHZ_REVISION_KEY, putDelegation, putRole, rightsInputsOncePerRequest, type Delegation } from '../../lib/authz/rights';
 import { copyData } from '../../lib/migrations';
 import { inRequestScope } from '../../lib/request-scope';
@@ -27,8 +28,8 @@ describe('restore-database and the kept rights', () => {
   afterEach(() => fs.rmSync(folder, { recursive: true, force: true }));
 
   const runtime = (store: ReturnType<typeof memoryDynamoStore>) => {
-    const rows: Array<{ event: string; outcome: string }> = [];
-    const rt = { store, audit: { append: async (row: { event: string; outcome: string }) => void rows.push(row) } } as unknown as ConsoleRuntime;
+    const rows: AuditInput[] = [];
+    const rt = { store, audit: { append: async (row: AuditInput) => void rows.push(row) } } as unknown as ConsoleRuntime;
     return { rt, rows };
   };
   const actor = { name: 'admin', provider: 'cli' };
@@ -52,7 +53,7 @@ describe('restore-database and the kept rights', () => {
     const out = await restoreDatabase(rt, location, actor);
     expect(out.code).toBe(0);
     expect(rows.map((r) => `${r.event} ${r.outcome}`)).toEqual(['database.restored success']);
-    expect((rows[0] as { details?: { rightsRenewed?: boolean } }).details?.rightsRenewed).toBe(true);
+    expect(rows[0].details?.rightsRenewed).toBe(true);
     const after = await getRecord<{ commit: string }>(store, AUTHZ_REVISION_KEY.pk, AUTHZ_REVISION_KEY.sk);
     expect(after!.data.commit).not.toBe(before!.data.commit);
     expect(after!.version).toBe(before!.version + 1);
@@ -96,8 +97,9 @@ describe('restore-database and the kept rights', () => {
     const out = await restoreDatabase(rt, location, actor);
     expect(out.code).toBe(1);
     expect(out.out).toContain('restart every console');
+    expect(out.out).toContain('store unavailable');
     expect(rows.map((r) => `${r.event} ${r.outcome}`)).toEqual(['database.restored success']);
-    expect((rows[0] as { details?: { rightsRenewed?: boolean } }).details?.rightsRenewed).toBe(false);
+    expect(rows[0].details?.rightsRenewed).toBe(false);
     // the copy is in place all the same: d2, added after it, is gone
     expect(store.items.get('DELEGATIONS')?.has('d2')).toBe(false);
     expect(store.items.get('DELEGATIONS')?.has('d1')).toBe(true);
