@@ -1,7 +1,7 @@
 import type { PeerCertificate } from '../../outbound/https';
 import type { Store } from '../../store';
 import { deleteRecord, getRecord, queryRecords, putRecord } from '../../store/records';
-import type { ConsoleStatus, PollResult } from './status';
+import { readConsoleStatus, type ConsoleStatus, type PollResult } from './status';
 
 // Each console's last known state (pk POLLSTATE, sk <console id>), written after every poll:
 // the last result, the consecutive failures, the last successful status (a failed poll keeps
@@ -85,12 +85,22 @@ export function nextPollState(prev: ConsolePollState | undefined, consoleId: str
   return next;
 }
 
+/** A stored state with its status held to today's patterns (a state written before them may hold a raw reported text). */
+function checkedState(s: ConsolePollState): ConsolePollState {
+  if (!s.status) return s;
+  const status = readConsoleStatus(s.status);
+  if (status) return { ...s, status };
+  const { status: _unreadable, ...rest } = s;
+  return rest;
+}
+
 export async function readPollStates(store: Store): Promise<Map<string, ConsolePollState>> {
-  return new Map((await queryRecords<ConsolePollState>(store, POLLSTATE_PK)).map((r) => [r.sk, r.data]));
+  return new Map((await queryRecords<ConsolePollState>(store, POLLSTATE_PK)).map((r) => [r.sk, checkedState(r.data)]));
 }
 
 export async function readPollState(store: Store, consoleId: string): Promise<ConsolePollState | undefined> {
-  return (await getRecord<ConsolePollState>(store, POLLSTATE_PK, consoleId))?.data;
+  const s = (await getRecord<ConsolePollState>(store, POLLSTATE_PK, consoleId))?.data;
+  return s && checkedState(s);
 }
 
 export async function writePollState(store: Store, s: ConsolePollState): Promise<void> {

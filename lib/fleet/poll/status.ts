@@ -2,35 +2,44 @@ import { z } from 'zod';
 import { openString } from '../../crypto/seal';
 import { httpsRequest, type OutboundError, type OutboundTrust, type PeerCertificate } from '../../outbound/https';
 import type { ConsoleRecord } from '../consoles';
+import { reported, REPORTED_DC_URL, REPORTED_NAME, REPORTED_PROBLEM, REPORTED_VERSION, REPORTED_WORD } from './reported';
 
 // One poll of one console: GET <url>/api/fleet/v1/status with its bearer token, under the
 // outbound rules (lib/outbound/https.ts), the answer parsed leniently: fields the fleet does not
 // know are ignored, a field it needs and cannot read is "no data" for the rules that use it.
+// Every text the console reports must match a strict pattern, else it is kept as `unparseable`
+// (./reported.ts): a reported version once reached a generated shell script verbatim.
 
 export const STATUS_PATH = '/api/fleet/v1/status';
 
 const point = z.object({ seq: z.number().int().min(0), hash: z.string().regex(/^[0-9a-f]{64}$/) });
 
 export const consoleStatusSchema = z.object({
-  instance: z.object({ version: z.string().max(128).optional() }).partial().default({}),
-  health: z.object({ status: z.string().max(32) }),
+  instance: z.object({ version: reported(REPORTED_VERSION).optional() }).partial().default({}),
+  health: z.object({ status: reported(REPORTED_WORD) }),
   audit: z
     .object({
-      chain: z.string().max(32).optional(),
+      chain: reported(REPORTED_WORD).optional(),
       failedLogins24h: z.number().int().min(0).nullable().optional(),
       firstBadSeq: z.number().int().optional(),
-      problem: z.string().max(64).optional(),
+      problem: reported(REPORTED_PROBLEM).optional(),
       /** the newest row of the console's chain (the fleet keeps it as its witness) */
       head: point.nullable().optional(),
       /** the console's hash at the sequence the fleet witnessed before (null: purged or absent) */
-      witness: z.object({ seq: z.number().int().min(0), hash: z.string().nullable() }).nullable().optional(),
+      witness: z.object({ seq: z.number().int().min(0), hash: reported(/^[0-9a-f]{64}$/).nullable() }).nullable().optional(),
     })
     .default({}),
   directory: z
-    .object({ dcs: z.array(z.object({ name: z.string().max(256), url: z.string().max(512).optional(), state: z.string().max(16) })).max(64).default([]) })
+    .object({ dcs: z.array(z.object({ name: reported(REPORTED_NAME), url: reported(REPORTED_DC_URL).optional(), state: reported(REPORTED_WORD) })).max(64).default([]) })
     .default({ dcs: [] }),
 });
 export type ConsoleStatus = z.output<typeof consoleStatusSchema>;
+
+/** A console's answer (or a stored status) as the fleet keeps it: undefined when its shape cannot be read. */
+export function readConsoleStatus(body: unknown): ConsoleStatus | undefined {
+  const r = consoleStatusSchema.safeParse(body);
+  return r.success ? r.data : undefined;
+}
 
 export type PollError = OutboundError | 'invalid_response' | 'token_unreadable';
 
@@ -71,10 +80,11 @@ export async function pollConsole(c: ConsoleRecord, opts: PollOptions): Promise<
   );
   const base = { at, ms: r.ms, ...(r.cert ? { cert: r.cert } : {}), ...(r.status ? { httpStatus: r.status } : {}) };
   if (!r.ok) return { ok: false, ...base, error: r.error, ...(r.detail ? { detail: r.detail } : {}) };
+  let status: ConsoleStatus | undefined;
   try {
-    const status = consoleStatusSchema.parse(JSON.parse(r.body!.toString('utf8')));
-    return { ok: true, ...base, status };
+    status = readConsoleStatus(JSON.parse(r.body!.toString('utf8')));
   } catch {
-    return { ok: false, ...base, error: 'invalid_response' };
+    status = undefined;
   }
+  return status ? { ok: true, ...base, status } : { ok: false, ...base, error: 'invalid_response' };
 }

@@ -1,11 +1,10 @@
 import type { Store } from '../../store';
-import { getRecord } from '../../store/records';
-import { POLLSTATE_PK, type ConsolePollState } from './state';
+import { readPollState } from './state';
 
 // A console's last poll as the dashboard shows it (GET /api/consoles/{id}/status): what the
 // fleet last read, never the token. `polled: false` until the first poll.
 export async function consolePollView(store: Store, consoleId: string) {
-  const s = (await getRecord<ConsolePollState>(store, POLLSTATE_PK, consoleId))?.data;
+  const s = await readPollState(store, consoleId);
   if (!s) return { consoleId, polled: false };
   return {
     consoleId,
@@ -13,7 +12,6 @@ export async function consolePollView(store: Store, consoleId: string) {
     polledAt: s.polledAt,
     ok: s.ok,
     ...(s.error ? { error: s.error } : {}),
-    ...(s.detail ? { detail: s.detail } : {}),
     ...(s.httpStatus ? { httpStatus: s.httpStatus } : {}),
     ms: s.ms,
     consecutiveFailures: s.consecutiveFailures,

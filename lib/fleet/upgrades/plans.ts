@@ -1,5 +1,6 @@
 import type { Store } from '../../store';
 import { deleteRecord, putRecord, queryRecords } from '../../store/records';
+import { reportedText, REPORTED_VERSION } from '../poll/reported';
 import { driftOf } from './version';
 
 // Upgrade plans (fleet spec, "Console drift and upgrade plans"), one per console (pk UPGRADEPLAN,
@@ -83,13 +84,20 @@ export function progressOf(plans: UpgradePlan[], now: number, alertAfterDays: nu
 
 const PK = 'UPGRADEPLAN';
 
+/** A stored plan's reported versions held to the poll's pattern (a plan made before it may hold a raw reported text). */
+const checkedPlan = (p: UpgradePlan): UpgradePlan => ({
+  ...p,
+  from: p.from === null ? null : reportedText(REPORTED_VERSION, p.from),
+  ...(p.reachedVersion !== undefined ? { reachedVersion: reportedText(REPORTED_VERSION, p.reachedVersion) } : {}),
+});
+
 /** The plans kept (forgotten closed plans are left out even before a round deletes them). */
 export async function listPlans(store: Store, now = Date.now()): Promise<UpgradePlan[]> {
-  return (await queryRecords<UpgradePlan>(store, PK)).map((r) => r.data).filter((p) => !isForgotten(p, now));
+  return (await queryRecords<UpgradePlan>(store, PK)).map((r) => checkedPlan(r.data)).filter((p) => !isForgotten(p, now));
 }
 
 export async function listAllPlans(store: Store): Promise<UpgradePlan[]> {
-  return (await queryRecords<UpgradePlan>(store, PK)).map((r) => r.data);
+  return (await queryRecords<UpgradePlan>(store, PK)).map((r) => checkedPlan(r.data));
 }
 
 export async function putPlan(store: Store, plan: UpgradePlan): Promise<void> {
