@@ -1,10 +1,10 @@
-import { stringify } from 'yaml';
 import type { AuditActor } from '../audit';
 import { conflict } from '../errors';
 import { CLIENT_ROLE_PREFIX } from './access';
 import type { Client } from './clients';
 import { ClusterCliError, parseJsonArray, type ClusterCli } from './cluster-cli';
 import type { FleetRuntime } from './runtime';
+import { yamlText } from './yaml-text';
 
 // Per-client access roles (fleet spec, "Per-client access role (shape)"): role v7 named
 // `fleet-client-<code>`, labelled `fleet-managed: 'true'` and `client_code: <code>`, granting RDP
@@ -38,8 +38,8 @@ export function clientRole(client: Pick<Client, 'code' | 'name'>) {
   };
 }
 
-/** The role as `tctl create` takes it (what GET /api/clients/{code}/access-role shows). */
-export const clientRoleYaml = (client: Pick<Client, 'code' | 'name'>): string => stringify(clientRole(client), { lineWidth: 0 });
+/** The role as `tctl create` takes it (what GET /api/clients/{code}/access-role shows): every string double-quoted (tctl reads YAML 1.1). */
+export const clientRoleYaml = (client: Pick<Client, 'code' | 'name'>): string => yamlText(clientRole(client));
 
 export type ExistingRole = { managed: boolean } | undefined;
 

@@ -1,15 +1,20 @@
-import { stringify } from 'yaml';
+import { commentText, psCommentText, psQuote, shQuote } from '../scripts/quoting';
 import type { Deployment } from './deployments';
+import { yamlText } from './yaml-text';
 
 // The texts a proxy deployment hands out: the new agent's teleport.yaml and install commands
 // (preview), and the directory steps for the client's domain administrator (manual directory
 // output). None holds the join token: teleport.yaml names the file the token is written to.
+// Every field value is validated at the route (deployments.ts) and written quoted for its reader:
+// YAML double-quoted scalars (teleport reads YAML 1.1), single-quoted shell words, PowerShell
+// single-quoted strings, comments that no character can end (lib/scripts/quoting.ts).
 
 /** NetBIOS name guessed from the DNS domain (first label, upper case); the directory step prints the real one. */
 export const netbiosGuess = (domain: string) => domain.split('.')[0].toUpperCase().slice(0, 15);
 /** The service account the Windows desktop service binds to LDAP with (certificate logon, no password use). */
 export const serviceAccountOf = (d: Pick<Deployment, 'clientCode'>) => `svc-teleport-${d.clientCode}`.slice(0, 20);
 
+const TELEPORT_DATA_DIR = '/var/lib/teleport';
 const PLACEHOLDER_PROXY = '<access platform proxy address: DEFAULT_PROXY_ADDR is not set>';
 
 export function teleportYaml(d: Deployment, opts: { proxyAddr: string | null; tokenFile: string }): string {
@@ -17,7 +22,7 @@ export function teleportYaml(d: Deployment, opts: { proxyAddr: string | null; to
     version: 'v3',
     teleport: {
       nodename: d.hostname,
-      data_dir: '/var/lib/teleport',
+      data_dir: TELEPORT_DATA_DIR,
       proxy_server: opts.proxyAddr ?? PLACEHOLDER_PROXY,
       join_params: { method: 'token', token_name: opts.tokenFile },
     },
@@ -39,16 +44,16 @@ export function teleportYaml(d: Deployment, opts: { proxyAddr: string | null; to
       host_labels: [{ match: '.*', labels: { client_code: d.clientCode } }],
     },
   };
-  return `# teleport.yaml of ${d.hostname}, client ${d.clientCode} (fleet deployment ${d.id})\n${stringify(config)}`;
+  return `# teleport.yaml of ${commentText(d.hostname)}, client ${commentText(d.clientCode)} (fleet deployment ${commentText(d.id)})\n${yamlText(config)}`;
 }
 
 export function deploymentInstallFiles(d: Deployment, opts: { proxyAddr: string | null; tokenFile: string }) {
   return {
     files: [{ path: '/etc/teleport.yaml', mode: '0600', content: teleportYaml(d, opts) }],
     commands: [
-      `install -d -m 0700 /var/lib/teleport`,
+      `install -d -m 0700 ${shQuote(TELEPORT_DATA_DIR)}`,
       `# write the join token shown once at generation, without it reaching the shell history:`,
-      `( umask 077; read -rs -p 'join token: ' T && printf '%s' "$T" > ${opts.tokenFile}; unset T; echo )`,
+      `( umask 077; read -rs -p 'join token: ' T && printf '%s' "$T" > ${shQuote(opts.tokenFile)}; unset T; echo )`,
       `# copy the domain controller's LDAPS CA certificate (PEM) to /var/lib/teleport/ldap-ca.pem`,
       `# put the SID printed by the directory step into /etc/teleport.yaml (windows_desktop_service.ldap.sid)`,
       `systemctl enable --now teleport`,
@@ -57,14 +62,12 @@ export function deploymentInstallFiles(d: Deployment, opts: { proxyAddr: string 
   };
 }
 
-const psQuote = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
 /** PowerShell steps for a domain administrator of the client (Active Directory module). */
 export function directoryScript(d: Deployment) {
   const account = serviceAccountOf(d);
   const script = [
-    `# Directory steps for the new proxy ${d.hostname} of client ${d.clientCode} (fleet deployment ${d.id})`,
-    `# Run on a domain controller of ${d.domain} as a domain administrator, in an elevated PowerShell.`,
+    `# Directory steps for the new proxy ${psCommentText(d.hostname)} of client ${psCommentText(d.clientCode)} (fleet deployment ${psCommentText(d.id)})`,
+    `# Run on a domain controller of ${psCommentText(d.domain)} as a domain administrator, in an elevated PowerShell.`,
     `$ErrorActionPreference = 'Stop'`,
     `Import-Module ActiveDirectory`,
     `$Account = ${psQuote(account)}`,
@@ -73,7 +76,7 @@ export function directoryScript(d: Deployment) {
     `#    only: its password is random, generated here and never shown or stored.`,
     `$Bytes = New-Object byte[] 48; [Security.Cryptography.RandomNumberGenerator]::Create().GetBytes($Bytes)`,
     `$Password = ConvertTo-SecureString ([Convert]::ToBase64String($Bytes)) -AsPlainText -Force`,
-    `New-ADUser -Name $Account -SamAccountName $Account -UserPrincipalName "$Account@${d.domain}" -AccountPassword $Password -Enabled $true -PasswordNeverExpires $true -Description ${psQuote(`Access platform Windows desktop service, proxy ${d.hostname}`)}`,
+    `New-ADUser -Name $Account -SamAccountName $Account -UserPrincipalName ($Account + ${psQuote(`@${d.domain}`)}) -AccountPassword $Password -Enabled $true -PasswordNeverExpires $true -Description ${psQuote(`Access platform Windows desktop service, proxy ${d.hostname}`)}`,
     `Remove-Variable Password, Bytes`,
     ``,
     `# 2. Its SID and the domain's NetBIOS name, for /etc/teleport.yaml on the proxy (ldap.sid, ldap.username)`,
