@@ -68,8 +68,39 @@ export function adaptiveCardMessage(title: string, events: NotificationEvent[]) 
   return { type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }] };
 }
 
-/** HTTP header values: one line of printable ASCII (ntfy reads RFC 2047 for the rest; we keep it simple). */
+/** HTTP header values of the product's own words (tags): one line of printable ASCII. */
 const headerValue = (s: string, max = 250) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, max);
+
+/** UTF-8 bytes per encoded word: 45 bytes are 60 base64 characters, 72 with `=?UTF-8?B?` and `?=` (RFC 2047: at most 75). */
+const ENCODED_WORD_BYTES = 45;
+
+/**
+ * A header value that may hold any text (ntfy's Title): printable ASCII as it is, anything else as
+ * RFC 2047 encoded words (`=?UTF-8?B?…?=`, split between characters, never inside one), which
+ * ntfy decodes. Control characters and line or paragraph separators become a space first: a header
+ * is one line. At most `max` characters.
+ */
+export function encodedHeaderText(s: string, max = 250): string {
+  const chars = Array.from(s.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ')).slice(0, max);
+  const text = chars.join('');
+  if (/^[\x20-\x7e]*$/.test(text) && !text.includes('=?')) return text;
+  const words: string[] = [];
+  let bytes: Buffer[] = [];
+  let size = 0;
+  const flush = () => {
+    if (size) words.push(`=?UTF-8?B?${Buffer.concat(bytes).toString('base64')}?=`);
+    bytes = [];
+    size = 0;
+  };
+  for (const c of chars) {
+    const b = Buffer.from(c, 'utf8');
+    if (size + b.length > ENCODED_WORD_BYTES) flush();
+    bytes.push(b);
+    size += b.length;
+  }
+  flush();
+  return words.join(' ');
+}
 
 export function ntfyHeaders(title: string, events: NotificationEvent[], token: string | undefined): Record<string, string> {
   const critical = events.some((e) => e.event !== 'resolved' && e.severity === 'critical');
@@ -79,7 +110,7 @@ export function ntfyHeaders(title: string, events: NotificationEvent[], token: s
   const links = events.filter((e) => e.link);
   return {
     'content-type': 'text/plain; charset=utf-8',
-    title: headerValue(title),
+    title: encodedHeaderText(title),
     priority: critical ? 'urgent' : warning ? 'high' : 'default',
     tags: headerValue(tags.join(',')),
     ...(links.length === 1 ? { click: links[0].link! } : {}),
