@@ -69,7 +69,7 @@ const exportModels = defineRoute({
 const exportScript = defineRoute({
   method: 'GET',
   path: '/api/admin/delegation-export/{kind}',
-  summary: 'One delegation script (kind write or laps) as a PowerShell file: run with -ManagedOu and -Identity matching the model',
+  summary: 'One delegation script (kind write or laps) as a PowerShell file: run with -ManagedOu and -Identity matching the model and -ModelDigest the digest the console shows (also in the X-Model-Digest header)',
   access: 'operator',
   permission: 'settings.manage',
   params: z.object({ kind: z.enum(['write', 'laps']) }),
@@ -77,7 +77,7 @@ const exportScript = defineRoute({
     const { settings, directory } = await rt.settingsAndDirectory();
     const found = (await exportDelegation(rt.store, settings, directory!)).find((e) => e.kind === params.kind);
     if (!found) throw notFound();
-    return { text: found.script, contentType: 'text/plain; charset=utf-8', headers: { 'content-disposition': `attachment; filename="hdc-${params.kind}-rights.ps1"` } };
+    return { text: found.script, contentType: 'text/plain; charset=utf-8', headers: { 'content-disposition': `attachment; filename="hdc-${params.kind}-rights.ps1"`, 'x-model-digest': found.modelDigest } };
   },
 });
 

@@ -4,11 +4,11 @@ import { ApiError } from '../errors';
 import type { InstanceSettings } from '../setup/settings';
 import type { Store } from '../store';
 import { lapsRightsModel, writeRightsModel, type RightsModel } from './model';
-import { renderDelegationScript, rightSddl } from './script';
+import { modelDigest, renderDelegationScript, rightSddl, scriptCommand } from './script';
 import { delegationExportStatus, type DelegationExportStatus } from './status';
 
 export { writeRightsModel, lapsRightsModel, assertLapsRight, WRITE_RIGHTS, type RightsModel, type ModelRight } from './model';
-export { renderDelegationScript, rightSddl } from './script';
+export { renderDelegationScript, rightSddl, modelDigest, embeddedModelText, modelDigestOf, scriptCommand } from './script';
 export { delegationExportStatus, resolveRightsModel, daclHolds, type DelegationExportStatus } from './status';
 
 // The delegation export (settings.manage): the write account's and the LAPS account's rights
@@ -20,6 +20,10 @@ export interface DelegationExport {
   identity: string;
   ous: Array<{ dn: string; guid: string; permissions: string[]; rights: string[] }>;
   script: string;
+  /** SHA-256 of the model the script embeds: the script's mandatory -ModelDigest (it refuses any other model) */
+  modelDigest: string;
+  /** the command line to run, with that digest */
+  command: string;
   status?: DelegationExportStatus;
 }
 
@@ -44,11 +48,14 @@ export async function exportDelegation(store: Store, settings: InstanceSettings 
   const out: DelegationExport[] = [];
   for (const model of [models.write, models.laps].filter((m): m is RightsModel => !!m)) {
     const refusedIdentities = model.kind === 'write' ? [settings.lapsIdentityUpn, settings.readAccount.user].filter((x): x is string => !!x) : [settings.readAccount.user, settings.writeAccount.user];
+    const digest = modelDigest(model, refusedIdentities);
     out.push({
       kind: model.kind,
       identity: model.identity,
       ous: model.ous.map((o) => ({ dn: o.ou.dn, guid: o.ou.guid, permissions: o.permissions, rights: o.rights.map((r) => rightSddl(r, model.identity)) })),
       script: renderDelegationScript(model, { generatedAt, refusedIdentities, version: opts.version }),
+      modelDigest: digest,
+      command: scriptCommand(model, digest),
       status: await delegationExportStatus(dir, model).catch((e) => {
         if (e instanceof ApiError) return undefined; // an account or schema name this forest lacks: no status
         throw e;

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { asciiJson, psCommentText, psQuote } from '../scripts/quoting';
 import { rightKey, type ModelRight, type RightsModel } from './model';
 
 // The delegation export as the PowerShell script a domain administrator runs (console spec,
@@ -5,6 +7,11 @@ import { rightKey, type ModelRight, type RightsModel } from './model';
 // privileged objects are refused, and every right passes an allow-list in the script itself
 // before any ACL is written (Delete only on the objects, never Delete child; LAPS: only the
 // clear-text password attributes and expiration times, on computer objects, for the LAPS account).
+// The script grants rights only to the model the console exported (issue 25): the console shows
+// the SHA-256 of the embedded model (`modelDigest`), `-ModelDigest` is mandatory, and the script
+// compares it with the embedded model's own digest before it reads anything else
+// (docs/decisions.md, "The delegation scripts bind their model"). The script is pure ASCII:
+// Windows PowerShell 5.1 reads a file without BOM in the ANSI code page.
 
 // Builtin groups and domain RIDs whose members are privileged (lib/authz/classify.ts, the same list).
 const BUILTIN_PRIVILEGED = ['S-1-5-32-544', 'S-1-5-32-548', 'S-1-5-32-549', 'S-1-5-32-550', 'S-1-5-32-551', 'S-1-5-32-552', 'S-1-5-32-569'];
@@ -25,25 +32,38 @@ export interface ScriptOptions {
   version?: string;
 }
 
-const psString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const psString = psQuote;
 
-/** The model as the JSON the script embeds (a single-quoted here-string: nothing in it is expanded). */
-function modelJson(model: RightsModel) {
-  return JSON.stringify(
-    {
-      kind: model.kind,
-      identity: model.identity,
-      ous: model.ous.map((o) => ({
-        dn: o.ou.dn,
-        guid: o.ou.guid,
-        permissions: o.permissions,
-        rights: o.rights.map((r) => ({ right: r.right, objectType: r.objectType ?? null, inheritedObjectType: r.inheritedObjectType ?? null, inheritance: r.inheritance })),
-      })),
-    },
-    null,
-    2,
-  );
+/**
+ * The model as the script embeds it, in a single-quoted here-string (nothing in it is expanded):
+ * JSON of printable ASCII only (other characters as \u escapes), lines joined by LF. Its bytes
+ * are the canonical form the digest is taken over; it holds everything the script grants from
+ * (the account, the accounts it refuses, the OUs and their rights), and no time, so one model
+ * always has one digest.
+ */
+export function embeddedModelText(model: RightsModel, refusedIdentities: string[]): string {
+  return asciiJson({
+    kind: model.kind,
+    identity: model.identity,
+    refusedIdentities,
+    ous: model.ous.map((o) => ({
+      dn: o.ou.dn,
+      guid: o.ou.guid,
+      permissions: o.permissions,
+      rights: o.rights.map((r) => ({ right: r.right, objectType: r.objectType ?? null, inheritedObjectType: r.inheritedObjectType ?? null, inheritance: r.inheritance })),
+    })),
+  });
 }
+
+/** SHA-256 (hex) of the embedded model's text as UTF-8: what the console shows, what `-ModelDigest` must be. */
+export const modelDigestOf = (embeddedText: string): string => createHash('sha256').update(embeddedText.replace(/\r/g, ''), 'utf8').digest('hex');
+
+/** The digest of a model as the script for it embeds it. */
+export const modelDigest = (model: RightsModel, refusedIdentities: string[]): string => modelDigestOf(embeddedModelText(model, refusedIdentities));
+
+/** The command line a domain administrator runs (shown by the console beside the digest). */
+export const scriptCommand = (model: RightsModel, digest: string): string =>
+  `.\\hdc-${model.kind}-rights.ps1 -ManagedOu ${model.ous.map((o) => psString(o.ou.dn)).join(', ')} -Identity ${psString(model.identity)} -ModelDigest ${digest}`;
 
 const WRITE_GUARD = `function Assert-AllowedRight($r) {
   # the write account's rights: create user/group objects, delete user/group objects (never
@@ -79,32 +99,40 @@ export function renderDelegationScript(model: RightsModel, opts: ScriptOptions):
     '#Requires -Modules ActiveDirectory',
     '<#',
     `.SYNOPSIS`,
-    `  hdc delegation export: directory rights of the ${title} ${model.identity}.`,
+    `  hdc delegation export: directory rights of the ${title} ${psCommentText(model.identity)}.`,
     '.DESCRIPTION',
-    `  Generated ${opts.generatedAt}${opts.version ? ` by hdc ${opts.version}` : ''}. Run as a domain administrator:`,
-    `    .\\hdc-${model.kind}-rights.ps1 -ManagedOu ${model.ous.map((o) => psString(o.ou.dn)).join(', ')} -Identity ${psString(model.identity)}`,
-    '  -ManagedOu and -Identity must match the exported model exactly; OUs holding privileged objects',
-    '  are refused; nothing is written unless every check passes. -WhatIf shows the changes only.',
-    '  Rights per OU (SDDL, names for GUIDs):',
+    `  Generated ${psCommentText(opts.generatedAt)}${opts.version ? ` by hdc ${psCommentText(opts.version)}` : ''}. Run as a domain administrator:`,
+    `    ${psCommentText(scriptCommand(model, '<the model digest the console shows for this export>'))}`,
+    '  -ModelDigest must be the digest the console showed (never one copied from this file): the',
+    '  script refuses a model edited after the export. -ManagedOu and -Identity must match the model',
+    '  exactly; OUs holding privileged objects are refused; nothing is written unless every check',
+    '  passes. -WhatIf shows the changes only. Rights per OU (SDDL, names for GUIDs):',
   );
   for (const o of model.ous) {
-    lines.push(`    ${o.ou.dn} [${o.permissions.join(', ')}]`);
-    for (const r of o.rights) lines.push(`      ${rightSddl(r)}`);
+    lines.push(`    ${psCommentText(o.ou.dn)} [${o.permissions.join(', ')}]`);
+    for (const r of o.rights) lines.push(`      ${psCommentText(rightSddl(r))}`);
   }
   lines.push(
     '#>',
     '[CmdletBinding(SupportsShouldProcess = $true)]',
     'param(',
     '  [Parameter(Mandatory = $true)][string[]]$ManagedOu,',
-    '  [Parameter(Mandatory = $true)][string]$Identity',
+    '  [Parameter(Mandatory = $true)][string]$Identity,',
+    "  [Parameter(Mandatory = $true)][ValidatePattern('^[0-9A-Fa-f]{64}$')][string]$ModelDigest",
     ')',
     "$ErrorActionPreference = 'Stop'",
-    'Import-Module ActiveDirectory',
     '',
-    "$Model = @'",
-    modelJson(model),
-    "'@ | ConvertFrom-Json",
-    `$RefusedIdentities = @(${opts.refusedIdentities.map(psString).join(', ')})`,
+    '# 0. the embedded model must be the one the console exported: the SHA-256 of its text (UTF-8,',
+    '#    line ends as LF) must be the -ModelDigest the console showed; nothing else is read before',
+    "$ModelText = @'",
+    embeddedModelText(model, opts.refusedIdentities),
+    "'@",
+    '$sha256 = [System.Security.Cryptography.SHA256]::Create()',
+    "$embeddedDigest = -join ($sha256.ComputeHash([System.Text.Encoding]::UTF8.GetBytes(($ModelText -replace \"`r\", ''))) | ForEach-Object { $_.ToString('x2') })",
+    'if ($embeddedDigest -ne $ModelDigest.ToLowerInvariant()) { throw "Refused: the embedded model (digest $embeddedDigest) is not the one the console exported (-ModelDigest $ModelDigest); nothing was changed." }',
+    '$Model = $ModelText | ConvertFrom-Json',
+    '$RefusedIdentities = @($Model.refusedIdentities)',
+    'Import-Module ActiveDirectory',
     '',
     model.kind === 'write' ? WRITE_GUARD : LAPS_GUARD,
     '',

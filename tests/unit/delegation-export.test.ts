@@ -107,23 +107,24 @@ describe('delegation scripts (structure; pwsh is not installable here)', () => {
   const model = writeRightsModel(settings({ superAdministrators: ['x'] }), roles, []);
   const script = renderDelegationScript(model, opts);
 
-  it('requires -ManagedOu and -Identity and checks both against the embedded model before writing', () => {
-    expect(script).toMatch(/param\(\s*\n\s*\[Parameter\(Mandatory = \$true\)\]\[string\[\]\]\$ManagedOu,\s*\n\s*\[Parameter\(Mandatory = \$true\)\]\[string\]\$Identity\s*\n\)/);
+  it('requires -ManagedOu, -Identity and -ModelDigest and checks them against the embedded model before writing', () => {
+    expect(script).toMatch(/param\(\s*\n\s*\[Parameter\(Mandatory = \$true\)\]\[string\[\]\]\$ManagedOu,\s*\n\s*\[Parameter\(Mandatory = \$true\)\]\[string\]\$Identity,\s*\n\s*\[Parameter\(Mandatory = \$true\)\]\[ValidatePattern\('\^\[0-9A-Fa-f\]\{64\}\$'\)\]\[string\]\$ModelDigest\s*\n\)/);
     const at = (s: string) => script.indexOf(s);
     expect(at('if ($Identity -ne $Model.identity)')).toBeGreaterThan(0);
     expect(at('Compare-Object -ReferenceObject $exported -DifferenceObject $given')).toBeGreaterThan(0);
     expect(at('holds privileged objects')).toBeGreaterThan(0);
     // every check comes before the first ACL write
     const firstWrite = at('Set-Acl');
-    for (const check of ['$Model.identity', 'Compare-Object', 'Assert-AllowedRight $r', 'holds privileged objects', '$RefusedIdentities | Where-Object']) expect(at(check)).toBeLessThan(firstWrite);
+    for (const check of ['$embeddedDigest -ne $ModelDigest', '$Model.identity', 'Compare-Object', 'Assert-AllowedRight $r', 'holds privileged objects', '$RefusedIdentities | Where-Object']) expect(at(check)).toBeLessThan(firstWrite);
     expect(script).not.toMatch(/DeleteChild/);
-    expect(script).toContain("$RefusedIdentities = @('svc-laps@corp.example.test', 'svc-hdc-read@corp.example.test')");
+    expect(script).toContain('$RefusedIdentities = @($Model.refusedIdentities)');
   });
 
   it('embeds the exported model exactly (the JSON between the here-string markers)', () => {
-    const json = script.slice(script.indexOf("$Model = @'\n") + 12, script.indexOf("\n'@ | ConvertFrom-Json"));
+    const json = script.slice(script.indexOf("$ModelText = @'\n") + 16, script.indexOf("\n'@\n"));
     const embedded = JSON.parse(json);
     expect(embedded.identity).toBe(model.identity);
+    expect(embedded.refusedIdentities).toEqual(opts.refusedIdentities);
     expect(embedded.ous.map((o: { guid: string }) => o.guid)).toEqual(model.ous.map((o) => o.ou.guid));
     expect(embedded.ous[0].rights.length).toBe(model.ous[0].rights.length);
     // a here-string ends only at a line starting with '@: none inside
