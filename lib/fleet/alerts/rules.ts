@@ -146,7 +146,7 @@ function consoleRules(c: ConsoleRecord, st: ConsolePollState | undefined, input:
   if (!st.ok) {
     // one failed poll changes nothing; the second consecutive one fires console_down
     if (st.consecutiveFailures >= 2)
-      out.held.push({ ...base, key: k('down'), kind: 'console_down', severity: 'critical', subject: `Console ${host} is down: ${st.consecutiveFailures} failed polls (${st.error})`, params: { reason: 'poll_failed', error: st.error, ...(st.detail ? { detail: st.detail } : {}), ...(st.httpStatus ? { httpStatus: st.httpStatus } : {}), consecutiveFailures: st.consecutiveFailures, lastSuccessAt: st.lastSuccessAt ?? null, url: c.url } });
+      out.held.push({ ...base, key: k('down'), kind: 'console_down', severity: 'critical', subject: `Console ${host} is down: ${st.consecutiveFailures} failed polls (${st.error})`, params: { reason: 'poll_failed', error: st.error, ...(st.httpStatus ? { httpStatus: st.httpStatus } : {}), consecutiveFailures: st.consecutiveFailures, lastSuccessAt: st.lastSuccessAt ?? null, url: c.url } });
     return; // an unreachable console keeps its audit / DC / sign-in alert state
   }
   const s = st.status!;

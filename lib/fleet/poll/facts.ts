@@ -38,10 +38,10 @@ export function identityFacts(config: Pick<FleetConfig, 'ACCESS_IDENTITY_FILE' |
   return { mode, expiresAt: content ? certificateExpiry(content) : undefined, ...(mode === 'machine_id' ? { modifiedAt } : {}), renewalIntervalMs: MACHINE_ID_RENEWAL_MS };
 }
 
-/** One handshake with the access proxy (DEFAULT_PROXY_ADDR, host:port): its certificate, even unverified. */
+/** One handshake with the access proxy (DEFAULT_PROXY_ADDR, host:port): its certificate when it verified, or verified apart from its dates. */
 export async function accessProxyCertificate(addr: string | undefined, trust?: OutboundTrust): Promise<RoundFacts['accessCert']> {
   if (!addr || /example|changeme|<|\.test(:|$)/.test(addr)) return undefined; // placeholders and the local fake cluster
-  const r = await httpsRequest({ url: `https://${addr}/webapi/ping`, timeoutMs: 10_000 }, trust);
+  const r = await httpsRequest({ url: `https://${addr}/webapi/ping`, timeoutMs: 10_000, logContext: { target: 'access_proxy' } }, trust);
   return r.cert ? { validTo: r.cert.validTo, subject: r.cert.subject } : undefined;
 }
 

@@ -25,7 +25,6 @@ export interface ConsolePollState {
   ok: boolean;
   ms: number;
   error?: string;
-  detail?: string;
   httpStatus?: number;
   consecutiveFailures: number;
   lastSuccessAt?: string;
@@ -68,7 +67,6 @@ export function nextPollState(prev: ConsolePollState | undefined, consoleId: str
     ...(prev?.rewrite ? { rewrite: prev.rewrite } : {}),
   };
   if (r.error) next.error = r.error;
-  if (r.detail) next.detail = r.detail;
   if (r.httpStatus) next.httpStatus = r.httpStatus;
   if (r.cert) next.cert = { ...r.cert, roundId, readAt: r.at };
   if (r.ok && r.status) {

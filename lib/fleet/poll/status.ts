@@ -49,9 +49,8 @@ export interface PollResult {
   ms: number;
   status?: ConsoleStatus;
   error?: PollError;
-  detail?: string;
   httpStatus?: number;
-  /** the certificate the console presented, also when verification failed */
+  /** the certificate the console presented, from a session that verified (or verified apart from its dates) */
   cert?: PeerCertificate;
 }
 
@@ -75,11 +74,11 @@ export async function pollConsole(c: ConsoleRecord, opts: PollOptions): Promise<
   }
   const query = opts.witnessSeq !== undefined ? `?witnessSeq=${opts.witnessSeq}` : '';
   const r = await httpsRequest(
-    { url: `${c.url}${STATUS_PATH}${query}`, method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, ca: c.ca, timeoutMs: opts.timeoutMs },
+    { url: `${c.url}${STATUS_PATH}${query}`, method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, ca: c.ca, timeoutMs: opts.timeoutMs, logContext: { console: c.id } },
     opts.trust,
   );
   const base = { at, ms: r.ms, ...(r.cert ? { cert: r.cert } : {}), ...(r.status ? { httpStatus: r.status } : {}) };
-  if (!r.ok) return { ok: false, ...base, error: r.error, ...(r.detail ? { detail: r.detail } : {}) };
+  if (!r.ok) return { ok: false, ...base, error: r.error };
   let status: ConsoleStatus | undefined;
   try {
     status = readConsoleStatus(JSON.parse(r.body!.toString('utf8')));
