@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { openString, seal } from '../crypto/seal';
 import { badRequest } from '../errors';
-import { httpsRequest, type OutboundTrust } from '../outbound/https';
+import { httpsRequest, requireAdmittedUrl, type OutboundTrust } from '../outbound/https';
 import { renderChannelRequest, type NotificationEvent, type Signing } from './render';
 
 // Notification channels, one module for both applications: the fleet plane's alert channels and
@@ -96,6 +96,14 @@ export interface ChannelPolicy {
   /** the shortest HMAC secret accepted (fleet spec: 8) */
   secretMin: number;
 }
+  /** what a channel URL may reach (the application's allow-list); default: public addresses only */
+  targets?: OutboundTrust;
+}
+
+/** 400 `target_refused` (field url) when a URL given on create or edit names a target the outbound policy refuses. */
+export async function admitChannelUrl(input: Pick<ChannelInput, 'url'>, policy: Pick<ChannelPolicy, 'targets'>): Promise<void> {
+  const url = input.url?.trim();
+  if (url) await requireAdmittedUrl(url, policy.targets);
 
 const aadOf = (p: ChannelPolicy, id: string, field: 'url' | 'secret' | 'token') => `${p.aad}:${id}:${field}`;
 
@@ -185,7 +193,7 @@ export interface DeliveryResult {
   type: ChannelType;
   ok: boolean;
   status?: number;
-  /** http_error, redirect_refused, tls_error, dns_error, connect_error, timeout, secret_unreadable, ... */
+  /** http_error, redirect_refused, connect_error (no verified session: lib/outbound/https.ts), timeout, secret_unreadable, ... */
   error?: string;
   at: string;
 }
@@ -212,7 +220,7 @@ export async function deliverToChannel(c: ChannelRecord, events: NotificationEve
     return { ...base, ok: false, error: 'secret_unreadable' };
   }
   const req = renderChannelRequest({ type: c.type, url, secret, token, topic: c.topic }, events, webhookPayload, opts.signing);
-  const r = await httpsRequest({ url: req.url, method: 'POST', headers: req.headers, body: req.body, timeoutMs: opts.timeoutMs }, opts.trust);
+  const r = await httpsRequest({ url: req.url, method: 'POST', headers: req.headers, body: req.body, timeoutMs: opts.timeoutMs, logContext: { channel: c.id } }, opts.trust);
   return { ...base, ok: r.ok, ...(r.status ? { status: r.status } : {}), ...(r.ok ? {} : { error: r.error ?? 'error' }) };
 }
 

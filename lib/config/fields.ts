@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
+import { parseAllowedTargets } from '../outbound/policy';
 
 // Every configuration field of the product, declared once with its default and its rule: the
 // console's `Section:Key` tree and the fleet plane's environment variables, on the same field
@@ -44,6 +45,28 @@ const origin = z.pipe(
 const optionalText = z.pipe(
   z.optional(z.string()),
   z.transform((s: string | undefined) => (s && s.trim() ? s.trim() : undefined)),
+);
+
+/**
+ * The outbound allow-list (lib/outbound/policy.ts, docs/configuration.md): addresses or CIDR
+ * blocks, each with an optional :port, separated by commas or spaces (a JSON file may give an
+ * array); kept as its entries. Empty: only public addresses are called.
+ */
+const allowedTargets = z.pipe(
+  z.pipe(
+    z._default(z.union([z.string(), z.array(z.string())]), ''),
+    z.transform((v: string | string[]) => (typeof v === 'string' ? v.split(/[\s,]+/) : v).map((s) => s.trim()).filter(Boolean)),
+  ),
+  z.array(z.string()).check(
+    z.refine((entries: string[]) => {
+      try {
+        parseAllowedTargets(entries);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'expected addresses or CIDR blocks, each with an optional :port (10.0.0.0/8, 192.0.2.7:8443, [fd00::1]:443), separated by commas'),
+  ),
 );
 
 // ---- the console (and its password service): Section:Key, from a JSON file and the environment
@@ -124,6 +147,8 @@ export const configSchema = z.object({
   // BackupFolder: where the copy taken before migrations goes (a JSON-lines file); absent: a
   // DynamoDB on-demand backup of the table (AWS)
   Database: z.prefault(z.object({ AutoMigrate: bool(true), BackupFolder: optionalText }), {}),
+  // what the console's outbound calls (the approval notifications) may reach beyond public addresses
+  Outbound: z.prefault(z.object({ AllowedTargets: allowedTargets }), {}),
   Directory: z.prefault(
     z.object({
       FailedDcCooldown: duration(60),
@@ -225,6 +250,8 @@ export const fleetEnvSchema = z
     SECRETS_ENCRYPTION_KEY: optionalString.check(z.refine((s: string | undefined) => s === undefined || Buffer.from(s, 'base64').length === 32, 'expected base64 of 32 bytes')),
     /** consoles one poll invocation polls at the same time (docs/fleet-alerts.md) */
     FLEET_POLL_CONCURRENCY: envInt(50, 1, 500),
+    /** what consoles, alert channels and the access proxy check may reach beyond public addresses (lib/outbound/policy.ts) */
+    FLEET_OUTBOUND_ALLOWED_TARGETS: allowedTargets,
   })
   .check(
     z.refine((c: { ACCESS_IDENTITY_FILE?: string; ACCESS_MACHINE_ID_IDENTITY?: string }) => !(c.ACCESS_IDENTITY_FILE && c.ACCESS_MACHINE_ID_IDENTITY), {

@@ -3,6 +3,7 @@ import { isApiError, notFound } from '../errors';
 import type { FleetAccess } from './access';
 import { createFleetChannel, deleteFleetChannel, fleetChannelPolicy, getFleetChannel, listFleetChannels, updateFleetChannel } from './alerts/channels';
 import { sendTestNotification } from './alerts/notify';
+import { outboundTrust } from '../outbound/https';
 import type { AlertSettings } from './alerts/rules';
 import { readAlertSettings, writeAlertSettings } from './alerts/store';
 import { alertsView, changeList, channelTarget, takeTestSend } from './alerts/view';
@@ -70,7 +71,7 @@ export async function testAlertChannel(rt: FleetRuntime, id: string, by: Acting)
   } catch {
     policy = undefined; // recorded as secret_unreadable
   }
-  const { result } = await sendTestNotification({ store: rt.store, policy, publicOrigin: rt.config.FLEET_PUBLIC_ORIGIN }, c);
+  const { result } = await sendTestNotification({ store: rt.store, policy, publicOrigin: rt.config.FLEET_PUBLIC_ORIGIN, trust: outboundTrust(rt.config.FLEET_OUTBOUND_ALLOWED_TARGETS) }, c);
   await rt.audit.append({ event: 'alerts.channel.test', outcome: result.ok ? 'success' : 'error', ...(result.error ? { reason: result.error } : {}), actor: by.actor, target: channelTarget(c), correlationId: by.correlationId, details: { ...(result.status ? { status: result.status } : {}) } });
   return { ok: result.ok, ...(result.status ? { status: result.status } : {}), ...(result.error ? { error: result.error } : {}) };
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { AuditActor } from '../audit';
 import { badRequest, notFound } from '../errors';
+import { outboundTrust, requireAdmittedUrl } from '../outbound/https';
 import type { FleetAccess } from './access';
 import { appendUnderEachClient } from './audit-filing';
 import { createClient, deleteClient, getClient, listClients, updateClient, type Client, type clientCreateSchema, type clientUpdateSchema } from './clients';
@@ -80,6 +81,7 @@ export async function requireRegisteredClient(rt: FleetRuntime, code: string): P
 
 export async function addConsole(rt: FleetRuntime, input: z.output<typeof consoleCreateSchema>, by: Acting): Promise<ConsoleView> {
   await requireRegisteredClient(rt, input.clientCode);
+  await requireAdmittedUrl(input.url, outboundTrust(rt.config.FLEET_OUTBOUND_ALLOWED_TARGETS));
   const c = await createConsole(rt.store, await rt.masterKey(), input);
   await rt.audit.append({ event: 'console.create', outcome: 'success', actor: by.actor, client: c.clientCode, target: consoleTarget(c), correlationId: by.correlationId });
   return consoleView(c);
@@ -88,6 +90,7 @@ export async function addConsole(rt: FleetRuntime, input: z.output<typeof consol
 /** Edit a console the guard resolved (`current`); a move to another client is filed under both. */
 export async function editConsole(rt: FleetRuntime, current: ConsoleRecord, patch: z.output<typeof consoleUpdateSchema>, by: Acting): Promise<ConsoleView> {
   const changed = changedConsoleFields(current, patch);
+  if (changed.url) await requireAdmittedUrl(patch.url!, outboundTrust(rt.config.FLEET_OUTBOUND_ALLOWED_TARGETS));
   const c = await updateConsole(rt.store, await rt.masterKey(), current.id, patch);
   const details: Record<string, unknown> = { fields: Object.keys(changed).filter((k) => changed[k as keyof typeof changed]) };
   if (changed.clientCode) details.from = current.clientCode;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { applyChannelInput, CHANNEL_TYPES, channelView, deliverToChannel, MAX_CHANNELS, type ChannelRecord, type NotificationEvent } from '../channels';
+import { admitChannelUrl, applyChannelInput, CHANNEL_TYPES, channelView, deliverToChannel, MAX_CHANNELS, type ChannelRecord, type NotificationEvent } from '../channels';
 import { badRequest, conflict, notFound } from '../errors';
 import { logger } from '../log';
+import { outboundTrust } from '../outbound/https';
 import type { ConsoleRuntime } from '../runtime';
 import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
 
@@ -73,6 +74,7 @@ export async function saveChannel(rt: ConsoleRuntime, id: string, input: Channel
   const type = input.type ?? existing?.type ?? 'webhook';
   if (!existing && (!input.url || (type === 'webhook' && !input.secret))) throw badRequest('url_and_secret_required');
   if (!existing && (await listChannels(rt)).length >= MAX_CHANNELS) throw conflict('too_many_channels', { max: MAX_CHANNELS });
+  await admitChannelUrl(input, { targets: outboundTrust(rt.config.Outbound.AllowedTargets) });
   const { record } = applyChannelInput(existing, { ...input, type, name: input.name ?? existing?.name ?? id }, { key: await rt.masterKey(), aad: AAD, secretMin: SECRET_MIN }, { id, events: [...new Set(input.events)] });
   await putRecord(rt.store, PK, `CHANNEL#${id}`, record);
   return { channel: channelView(record), created: !existing, old: existing ? channelView(existing) : null };
@@ -95,9 +97,10 @@ export async function deliverNotification(rt: ConsoleRuntime, kind: Notification
     const channels = (await listChannels(rt)).filter((c) => c.enabled && c.events?.includes(kind));
     if (!channels.length) return;
     const key = await rt.masterKey();
+    const trust = outboundTrust(rt.config.Outbound.AllowedTargets);
     await Promise.all(
       channels.map(async (c) => {
-        const r = await deliverToChannel(c, events, payload, { policy: { key, aad: AAD }, signing: 'standard' });
+        const r = await deliverToChannel(c, events, payload, { policy: { key, aad: AAD }, signing: 'standard', trust });
         if (r.ok) logger.info('notification_sent', { channel: c.id, type: c.type, kind, ...ref, status: r.status });
         else logger.warn('notification_failed', { channel: c.id, type: c.type, kind, ...ref, ...(r.status ? { status: r.status } : {}), error: r.error });
       }),

@@ -9,7 +9,8 @@ import path from 'node:path';
 export interface TestCa {
   dir: string;
   caPem: string;
-  issue(name: string, opts?: { days?: number; startdate?: string; enddate?: string }): { key: string; cert: string };
+  /** `san`: the certificate's subjectAltName (default DNS:localhost,IP:127.0.0.1) */
+  issue(name: string, opts?: { days?: number; startdate?: string; enddate?: string; san?: string }): { key: string; cert: string };
 }
 
 const run = (cwd: string, args: string[]) => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -28,11 +29,13 @@ export function makeTestCa(label: string): TestCa {
     dir,
     caPem: fs.readFileSync(path.join(dir, 'ca.pem'), 'utf8'),
     issue(name, opts = {}) {
+      const ext = opts.san ? `${name}.ext.cnf` : 'ext.cnf';
+      if (opts.san) fs.writeFileSync(path.join(dir, ext), `subjectAltName=${opts.san}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`);
       run(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
       if (opts.startdate) {
-        run(dir, ['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', opts.startdate, '-enddate', opts.enddate!, '-extfile', 'ext.cnf', '-notext']);
+        run(dir, ['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', opts.startdate, '-enddate', opts.enddate!, '-extfile', ext, '-notext']);
       } else {
-        run(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', String(opts.days ?? 30), '-extfile', 'ext.cnf', '-out', `${name}.pem`]);
+        run(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', String(opts.days ?? 30), '-extfile', ext, '-out', `${name}.pem`]);
       }
       return { key: fs.readFileSync(path.join(dir, `${name}.key`), 'utf8'), cert: fs.readFileSync(path.join(dir, `${name}.pem`), 'utf8') };
     },

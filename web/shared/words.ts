@@ -155,6 +155,7 @@ export const WORDS: Record<string, string> = {
   lock_failed: 'The lock could not be set.',
   protected_node: 'That node is protected.',
   url_required: 'A channel needs a URL.',
+  target_refused: 'That address is inside a private network (loopback, private, link-local or reserved): it is not called unless the outbound allow-list admits it.',
   secrets_key_missing: 'The key that protects channel secrets is missing on the server.',
   too_many_channels: 'Too many channels: remove one first.',
   too_many_requests: 'Too many requests. Try again in a moment.',

@@ -1,5 +1,6 @@
-import { applyChannelInput, MAX_CHANNELS, type ChannelInput, type ChannelPolicy, type ChannelRecord } from '../../channels';
+import { admitChannelUrl, applyChannelInput, MAX_CHANNELS, type ChannelInput, type ChannelPolicy, type ChannelRecord } from '../../channels';
 import { conflict, notFound, unavailable } from '../../errors';
+import { outboundTrust } from '../../outbound/https';
 import type { Store } from '../../store';
 import { deleteRecord, getRecord, putRecord, queryRecords } from '../../store/records';
 import type { FleetConfig } from '../config';
@@ -11,9 +12,9 @@ const PK = 'ALERTCHANNEL';
 export const FLEET_CHANNEL_AAD = 'fleet-channel';
 
 /** The sealing policy; 503 secrets_key_missing when SECRETS_ENCRYPTION_KEY is not configured. */
-export function fleetChannelPolicy(config: Pick<FleetConfig, 'SECRETS_ENCRYPTION_KEY'>): ChannelPolicy {
+export function fleetChannelPolicy(config: Pick<FleetConfig, 'SECRETS_ENCRYPTION_KEY' | 'FLEET_OUTBOUND_ALLOWED_TARGETS'>): ChannelPolicy {
   if (!config.SECRETS_ENCRYPTION_KEY) throw unavailable('secrets_key_missing');
-  return { key: Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), aad: FLEET_CHANNEL_AAD, secretMin: 8 };
+  return { key: Buffer.from(config.SECRETS_ENCRYPTION_KEY, 'base64'), aad: FLEET_CHANNEL_AAD, secretMin: 8, targets: outboundTrust(config.FLEET_OUTBOUND_ALLOWED_TARGETS) };
 }
 
 export async function listFleetChannels(store: Store): Promise<ChannelRecord[]> {
@@ -26,12 +27,14 @@ export async function getFleetChannel(store: Store, id: string): Promise<Channel
 
 export async function createFleetChannel(store: Store, policy: ChannelPolicy, input: ChannelInput): Promise<ChannelRecord> {
   if ((await listFleetChannels(store)).length >= MAX_CHANNELS) throw conflict('too_many_channels', { max: MAX_CHANNELS });
+  await admitChannelUrl(input, policy);
   const { record } = applyChannelInput(undefined, input, policy);
   await putRecord(store, PK, record.id, record, { expectVersion: 0 });
   return record;
 }
 
 export async function updateFleetChannel(store: Store, policy: ChannelPolicy, id: string, input: ChannelInput) {
+  await admitChannelUrl(input, policy);
   for (let i = 0; i < 5; i++) {
     const cur = await getRecord<ChannelRecord>(store, PK, id);
     if (!cur) throw notFound();

@@ -2,6 +2,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { processEnvironment, type Environment } from '../../config/environment';
 import { logger } from '../../log';
+import { outboundTrust } from '../../outbound/https';
 import { fleetChannelPolicy } from '../alerts/channels';
 import { notifyTransitions } from '../alerts/notify';
 import type { FleetRuntime } from '../runtime';
@@ -20,12 +21,14 @@ export { runPollInvocation, readRound, type InvocationReport, type RoundDeps } f
 export const POLL_RESERVE_MS = 15_000;
 
 export async function runScheduledPoll(rt: FleetRuntime, remainingMs: number, env: Environment = processEnvironment()): Promise<InvocationReport> {
+  const trust = outboundTrust(rt.config.FLEET_OUTBOUND_ALLOWED_TARGETS);
   const report = await runPollInvocation(
     {
       store: rt.store,
       masterKey: rt.masterKey,
       concurrency: rt.config.FLEET_POLL_CONCURRENCY,
-      facts: () => readRoundFacts(rt.cli, rt.config),
+      trust,
+      facts: () => readRoundFacts(rt.cli, rt.config, trust),
       notify: async (transitions) => {
         let policy;
         try {
@@ -33,7 +36,7 @@ export async function runScheduledPoll(rt: FleetRuntime, remainingMs: number, en
         } catch {
           logger.warn('SECRETS_ENCRYPTION_KEY is not set: alert channels cannot be read');
         }
-        await notifyTransitions({ store: rt.store, policy, publicOrigin: rt.config.FLEET_PUBLIC_ORIGIN }, transitions);
+        await notifyTransitions({ store: rt.store, policy, publicOrigin: rt.config.FLEET_PUBLIC_ORIGIN, trust }, transitions);
       },
     },
     { deadline: Date.now() + Math.max(12_000, remainingMs - POLL_RESERVE_MS) },

@@ -1,5 +1,5 @@
 import { tooMany } from '../../errors';
-import type { OutboundTrust } from '../../outbound/https';
+import { outboundTrust, type OutboundTrust } from '../../outbound/https';
 import { takeFromWindows, type WindowSpec } from '../../store/window';
 import type { ConsoleRecord } from '../consoles';
 import type { Acting } from '../register';
@@ -34,7 +34,8 @@ export async function pollConsoleNow(rt: FleetRuntime, c: ConsoleRecord, by: Act
     throw tooMany('too_many_requests', { reason: 'poll_now', retryAfterSeconds });
   }
   const [prev, key] = await Promise.all([readPollState(rt.store, c.id), rt.masterKey()]);
-  const r = await pollConsole(c, { masterKey: key, trust: opts.trust, timeoutMs: opts.timeoutMs, witnessSeq: prev?.witness?.seq });
+  const trust = opts.trust ?? outboundTrust(rt.config.FLEET_OUTBOUND_ALLOWED_TARGETS);
+  const r = await pollConsole(c, { masterKey: key, trust, timeoutMs: opts.timeoutMs, witnessSeq: prev?.witness?.seq });
   await writePollState(rt.store, nextPollState(prev, c.id, prev?.roundId ?? 'poll-now', r));
   await rt.audit.append({
     event: 'console.poll',
