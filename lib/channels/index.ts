@@ -95,7 +95,6 @@ export interface ChannelPolicy {
   aad: string;
   /** the shortest HMAC secret accepted (fleet spec: 8) */
   secretMin: number;
-}
   /** what a channel URL may reach (the application's allow-list); default: public addresses only */
   targets?: OutboundTrust;
 }
@@ -104,6 +103,7 @@ export interface ChannelPolicy {
 export async function admitChannelUrl(input: Pick<ChannelInput, 'url'>, policy: Pick<ChannelPolicy, 'targets'>): Promise<void> {
   const url = input.url?.trim();
   if (url) await requireAdmittedUrl(url, policy.targets);
+}
 
 const aadOf = (p: ChannelPolicy, id: string, field: 'url' | 'secret' | 'token') => `${p.aad}:${id}:${field}`;
 
