@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { outboundAgents, type OutboundTrust } from '../../outbound/https';
 import type { DnsMainCredentials } from './credentials';
 import type { DnsMainEndPoint } from './options';
 
@@ -39,38 +42,65 @@ export interface TxtRecord {
   host: string;
 }
 
+/** One request with the policy's agents: 10 s, no redirect followed, the answer read up to 256 KiB. */
+function send(url: string, method: string, headers: Record<string, string>, body: string, agents: { https: https.Agent; http: http.Agent }): Promise<{ status: number; raw: string }> {
+  const u = new URL(url);
+  const lib = u.protocol === 'http:' ? http : https;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(u, { method, headers: { ...headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }, agent: u.protocol === 'http:' ? agents.http : agents.https, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > 256 * 1024) req.destroy(new Error('response too large'));
+        else chunks.push(c);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, raw: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })));
+    req.on('error', reject);
+    req.end(body || undefined);
+  });
+}
+
 export class DnsMainClient {
   private readonly base: string;
+  private readonly agents: { https: https.Agent; http: http.Agent };
   constructor(
     private readonly credentials: DnsMainCredentials,
-    opts: { apiUrl?: string } = {},
+    opts: { apiUrl?: string; trust?: OutboundTrust } = {},
   ) {
     this.base = opts.apiUrl ?? END_POINT_URLS[credentials.DNSMAIN_END_POINT];
+    // the outbound policy on every connection (lib/outbound/https.ts)
+    this.agents = outboundAgents(opts.trust ?? {});
   }
 
   private async request(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: any }> {
     const url = `${this.base}${path}`;
     const text = body === undefined ? '' : JSON.stringify(body);
     const ts = Math.floor(Date.now() / 1000);
-    let res: Response;
+    let res: { status: number; raw: string };
     try {
-      res = await fetch(url, {
+      res = await send(
+        url,
         method,
-        redirect: 'error',
-        signal: AbortSignal.timeout(10_000),
-        headers: {
+        {
           'content-type': 'application/json',
           'X-Dnsmain-Application': this.credentials.DNSMAIN_AK,
           'X-Dnsmain-Consumer': this.credentials.DNSMAIN_CK,
           'X-Dnsmain-Timestamp': String(ts),
           'X-Dnsmain-Signature': signature(this.credentials, method, url, text, ts),
         },
-        ...(body === undefined ? {} : { body: text }),
-      });
+        text,
+        this.agents,
+      );
     } catch (e) {
+      // refused, closed and unreachable read alike (the reason is the error's name only)
       throw new DnsProviderError(`DNS provider API unreachable (${method} ${path}): ${(e as Error).name}`);
     }
-    const raw = await res.text();
+    if (res.status >= 300 && res.status < 400) throw new DnsProviderError(`DNS provider API answered a redirect (${method} ${path}): not followed`, res.status);
+    const raw = res.raw;
     let json: any = null;
     try {
       json = raw ? JSON.parse(raw) : null;

@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import * as acme from 'acme-client';
+import { outboundAgents, outboundTrust } from '../../outbound/https';
+import { refusedUrlTarget } from '../../outbound/policy';
 import { resolveCredentials, writeKeptCopy, type Prompt } from './credentials';
-import { DnsMainClient, type TxtRecord } from './dns-main';
-import type { TlsInstallOptions } from './options';
+import { DnsMainClient, END_POINT_URLS, type TxtRecord } from './dns-main';
+import { DEFAULT_END_POINT, InstallOptionError, type TlsInstallOptions } from './options';
 
 // The installer step `--tls acme-dns`: the fleet plane's own certificate by DNS-01 through a real
 // ACME client (acme-client) and the dns_main provider adapter. Re-running it renews: a
@@ -58,6 +60,14 @@ export const needsRenewal = (cert: X509Certificate | undefined, renewBeforeDays:
 export async function installTls(opts: TlsInstallOptions, io: { prompt?: Prompt; log?: (line: string) => void } = {}): Promise<TlsInstallResult> {
   const log = io.log ?? (() => undefined);
   const paths = tlsPaths(opts.instanceDir);
+  // the outbound policy (lib/outbound/policy.ts): checked here first, so a refused CA or DNS API
+  // fails at once and before anything is written; the agents below check every connection again
+  const trust = outboundTrust(opts.allowedTargets);
+  const calls: Array<[string, string]> = [['--acme-directory', opts.acmeDirectory], ['--dns-api-url', opts.dnsApiUrl ?? END_POINT_URLS[opts.endPoint ?? DEFAULT_END_POINT]]];
+  for (const [flag, url] of calls) {
+    const reason = await refusedUrlTarget(new URL(url), trust);
+    if (reason) throw new InstallOptionError(`${flag}: the outbound policy refuses that address (${reason}); a lab admits its own in FLEET_OUTBOUND_ALLOWED_TARGETS`);
+  }
   const { credentials, source } = await resolveCredentials(opts, io.prompt);
   // keep the copy renewals read, once the keys worked (a --dns-setting end point given on a renewal is kept too)
   const keep = () => {
@@ -77,9 +87,14 @@ export async function installTls(opts: TlsInstallOptions, io: { prompt?: Prompt;
     accountKey = await acme.crypto.createPrivateEcdsaKey('P-256');
     writePrivate(paths.accountKey, accountKey, 0o600);
   }
+  // every ACME and DNS API connection under the outbound policy (lib/outbound/https.ts)
+  const agents = outboundAgents(trust);
+  acme.axios.defaults.httpsAgent = agents.https;
+  acme.axios.defaults.httpAgent = agents.http;
+  acme.axios.defaults.proxy = false;
   const client = new acme.Client({ directoryUrl: opts.acmeDirectory, accountKey });
   const [certKey, csr] = await acme.crypto.createCsr({ altNames: [opts.name] }, await acme.crypto.createPrivateEcdsaKey('P-256'));
-  const dns = new DnsMainClient(credentials, { apiUrl: opts.dnsApiUrl });
+  const dns = new DnsMainClient(credentials, { apiUrl: opts.dnsApiUrl, trust });
   const records = new Map<string, TxtRecord>();
   log(`ordering a certificate for ${opts.name} from ${opts.acmeDirectory} (DNS-01 through ${opts.dnsProvider}, ${credentials.DNSMAIN_END_POINT})`);
   const pem = await client.auto({

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { processEnvironment, type Environment } from '../../config/environment';
+import { parseAllowedTargets } from '../../outbound/policy';
 
 // The installer options of the fleet plane's own certificate by DNS-01 (spec: DNS challenge
 // install variables). Secrets are never accepted on a command line: they come from the
@@ -41,6 +43,8 @@ export interface TlsInstallOptions {
   /** a provider-compatible API at another URL (a stand-in for tests, a proxy); https, or http on loopback only */
   dnsApiUrl?: string;
   teleportLocal?: 'auto';
+  /** FLEET_OUTBOUND_ALLOWED_TARGETS: what the ACME directory and the DNS API may be beyond public addresses */
+  allowedTargets: string[];
 }
 
 const VALUE_FLAGS = new Set(['--name', '--public-url', '--https-port', '--tls', '--dns-provider', '--dns-setting', '--dns-credentials-file', '--acme-email', '--acme-directory', '--instance-dir', '--renew-before-days', '--dns-propagation-seconds', '--dns-api-url', '--teleport-local']);
@@ -90,7 +94,7 @@ const intIn = (v: string | undefined, name: string, min: number, max: number, de
   return n;
 };
 
-export function parseTlsInstallOptions(argv: string[]): TlsInstallOptions {
+export function parseTlsInstallOptions(argv: string[], env: Environment = processEnvironment()): TlsInstallOptions {
   const { flags, settings } = readFlags(argv);
   const f = (k: string) => flags.get(k);
   if (f('--tls') !== 'acme-dns') throw new InstallOptionError('--tls acme-dns is the certificate option this step installs');
@@ -120,6 +124,13 @@ export function parseTlsInstallOptions(argv: string[]): TlsInstallOptions {
   }
   const teleportLocal = f('--teleport-local');
   if (teleportLocal !== undefined && teleportLocal !== 'auto') throw new InstallOptionError('--teleport-local takes auto');
+  // the same outbound policy as the fleet plane's (lib/outbound/policy.ts), from the same variable
+  const allowedTargets = (env.FLEET_OUTBOUND_ALLOWED_TARGETS ?? '').split(/[\s,]+/).filter(Boolean);
+  try {
+    parseAllowedTargets(allowedTargets);
+  } catch {
+    throw new InstallOptionError('FLEET_OUTBOUND_ALLOWED_TARGETS must list addresses or CIDR blocks, each with an optional :port');
+  }
   return {
     name,
     publicUrl: url.origin,
@@ -135,5 +146,6 @@ export function parseTlsInstallOptions(argv: string[]): TlsInstallOptions {
     propagationSeconds: intIn(f('--dns-propagation-seconds'), '--dns-propagation-seconds', 0, 3600, 60),
     ...(apiUrl ? { dnsApiUrl: apiUrl.replace(/\/+$/, '') } : {}),
     ...(teleportLocal ? { teleportLocal: 'auto' as const } : {}),
+    allowedTargets,
   };
 }

@@ -27,9 +27,11 @@ interface Run {
   stdout: string;
   stderr: string;
 }
-function installer(args: string[]): Promise<Run> {
+// the lab (pebble and the provider stand-in) listens on loopback: the outbound allow-list admits it
+const LAB_ALLOWED = { FLEET_OUTBOUND_ALLOWED_TARGETS: '127.0.0.1/32' };
+function installer(args: string[], extraEnv: Record<string, string> = LAB_ALLOWED): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'functions/fleet/install-tls.ts'), ...args], { cwd: ROOT, env: { ...process.env, NODE_EXTRA_CA_CERTS: lab.listenerCaFile }, encoding: 'utf8' }, (err, stdout, stderr) =>
+    execFile(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'functions/fleet/install-tls.ts'), ...args], { cwd: ROOT, env: { ...process.env, FLEET_OUTBOUND_ALLOWED_TARGETS: '', NODE_EXTRA_CA_CERTS: lab.listenerCaFile, ...extraEnv }, encoding: 'utf8' }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as any).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -69,6 +71,17 @@ describe('refusals before anything is done', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toContain(KEYS.as);
     expect(fs.existsSync(instance)).toBe(false);
+    expect(standin.requests).toEqual([]);
+  });
+  it('refuses a CA or DNS API on loopback unless the outbound allow-list admits it (issue 25, finding 2)', async () => {
+    const r = await installer([...base(), '--dns-credentials-file', goodCredentials()], {});
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/--acme-directory: the outbound policy refuses that address \(loopback\)/)]);
+    expect(fs.existsSync(instance)).toBe(false);
+    expect(standin.requests).toEqual([]);
+    // an allow-list that names the CA's port only: the stand-in's port stays refused
+    const acmePort = new URL(lab.directoryUrl).port;
+    const r2 = await installer([...base(), '--dns-credentials-file', goodCredentials()], { FLEET_OUTBOUND_ALLOWED_TARGETS: `127.0.0.1:${acmePort}` });
+    expect([r2.code, r2.stderr]).toEqual([2, expect.stringMatching(/--dns-api-url: the outbound policy refuses that address/)]);
     expect(standin.requests).toEqual([]);
   });
   it('refuses a credentials file readable by others', async () => {

@@ -29,6 +29,11 @@ describe('installer options', () => {
     [['--dns-api-url', 'http://10.0.0.1/1.0'], /http only on loopback/],
     [['--secret', 'x'], /unknown option --secret/],
   ])('refuses %j', (extra, message) => expect(() => parseTlsInstallOptions([...base, ...extra])).toThrow(message));
+  it('reads the outbound allow-list from FLEET_OUTBOUND_ALLOWED_TARGETS, and refuses a bad one', () => {
+    expect(parseTlsInstallOptions(base, {}).allowedTargets).toEqual([]);
+    expect(parseTlsInstallOptions(base, { FLEET_OUTBOUND_ALLOWED_TARGETS: '127.0.0.1/32, [::1]:14000' }).allowedTargets).toEqual(['127.0.0.1/32', '[::1]:14000']);
+    expect(() => parseTlsInstallOptions(base, { FLEET_OUTBOUND_ALLOWED_TARGETS: 'localhost' })).toThrow(/FLEET_OUTBOUND_ALLOWED_TARGETS must list addresses/);
+  });
   it('refuses another provider or TLS mode', () => {
     expect(() => parseTlsInstallOptions(base.map((a) => (a === 'dns_main' ? 'dns_cf' : a)))).toThrow(/dns_main/);
     expect(() => parseTlsInstallOptions(base.map((a) => (a === 'acme-dns' ? 'self-signed' : a)))).toThrow(/acme-dns/);
