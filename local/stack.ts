@@ -165,6 +165,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     HDC_LAMBDA_ENDPOINT: passwordServiceEndpoint,
     // notification receivers in tests are HTTPS servers on loopback with certificates of the local test CA
     NODE_EXTRA_CA_CERTS: directory.caFile,
+    Outbound__AllowedTargets: '127.0.0.1/32',
     Hosting__PublicOrigin: consoleWebUrl,
     Helpdesk__Enabled: 'true',
     Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,

@@ -136,6 +136,8 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     // alert channel secrets (the table is in memory: a key per start is enough)
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...(opts.extraCaFile ? { NODE_EXTRA_CA_CERTS: opts.extraCaFile } : {}),
+    // the lab's consoles and receivers are HTTPS servers on loopback: the outbound allow-list admits 127.0.0.1 only
+    FLEET_OUTBOUND_ALLOWED_TARGETS: '127.0.0.1/32',
     // the poll continues a round it could not finish through serverless-offline's Lambda port
     FLEET_LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
     AWS_REGION: 'eu-west-1',
