@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { adminContext, deleteDelegation, listDelegationsView, saveDelegation } from '@lib/authz/admin';
 import { exportDelegation } from '@lib/delegation';
 import { notFound } from '@lib/errors';
@@ -7,7 +8,7 @@ import { defineRoute } from '@lib/http/route';
 
 // Delegations: a role, a scope of managed OUs, assigned to directory users or groups.
 const idParams = z.object({ id: z.string().min(1).max(200) });
-const ref = z.string().trim().min(1).max(1024);
+const ref = plainText().trim().min(1).max(1024);
 
 const list = defineRoute({
   method: 'GET',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText, multilineText } from '@lib/plain-text';
 import { deleteOperator, listOperators, resetOperatorTotp } from '@lib/auth/operator-admin';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
@@ -43,7 +44,7 @@ const resetTotp = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   params: objectIdParams,
-  body: z.object({ reason: z.string().trim().min(1).max(500) }),
+  body: z.object({ reason: multilineText().trim().min(1).max(500) }),
   async handle(c) {
     return { body: await resetOperatorTotp({ rt: c.rt, actor: actorOf(c), rights: c.rights!, correlationId: c.correlationId }, c.params.id, c.body.reason) };
   },
@@ -67,7 +68,7 @@ const addGroup = defineRoute({
   access: 'operator',
   permission: 'settings.manage',
   stepUp: true,
-  body: z.object({ group: z.string().trim().min(1).max(1024) }),
+  body: z.object({ group: plainText().trim().min(1).max(1024) }),
   refusalAudit: () => ({ event: 'settings.protected_groups', target: { kind: 'protected_group' } }),
   async handle(c) {
     return { status: 201, body: await addProtectedGroup({ rt: c.rt, actor: actorOf(c), correlationId: c.correlationId }, c.body.group) };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { adminContext, deleteRole, listRolesView, saveRole } from '@lib/authz/admin';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
@@ -27,7 +28,7 @@ const put = defineRoute({
   stepUp: true,
   params: idParams,
   body: z.object({
-    name: z.string().max(200),
+    name: plainText().max(200),
     permissions: z.array(z.string().max(100)).max(100),
     version: z.number().int().min(0).optional(),
   }),

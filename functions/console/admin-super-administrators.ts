@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { adminContext } from '@lib/authz/admin';
 import { grantSuperAdministrator, listSuperAdministrators, revokeSuperAdministrator } from '@lib/authz/super-administrators';
 import { isGuid } from '@lib/directory/guid';
@@ -24,7 +25,7 @@ const grant = defineRoute({
   access: 'operator',
   permission: 'settings.manage',
   stepUp: true,
-  body: z.object({ operator: z.string().trim().min(1).max(256) }),
+  body: z.object({ operator: plainText().trim().min(1).max(256) }),
   async handle(ctx) {
     return { status: 201, body: { superAdministrator: await grantSuperAdministrator(adminContext(ctx), ctx.rights, ctx.body.operator) } };
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multilineText } from '@lib/plain-text';
 import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, getRequestJob, getRequestView, listRequests, rejectRequest, resumeRequestJob, type ApprovalsContext } from '@lib/approvals/requests';
 import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/console';
@@ -78,7 +79,7 @@ const reject = defineRoute({
   summary: 'Reject with a comment (an approver of the request)',
   access: 'operator',
   params: idParam,
-  body: z.object({ comment: z.string().trim().min(1).max(1000) }),
+  body: z.object({ comment: multilineText().trim().min(1).max(1000) }),
   async handle(c) {
     return { body: await rejectRequest(await approvalsContext(c), c.params.id, c.body.comment) };
   },

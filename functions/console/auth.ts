@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { clearedSessionCookie, createSession, destroySession, sessionCookie } from '@lib/auth/sessions';
 import { accessSignIn } from '@lib/auth/access-signin';
 import { sessionPolicy, signIn } from '@lib/auth/signin';
@@ -27,7 +28,7 @@ const login = defineRoute({
   summary: 'Directory sign-in (LDAPS bind as the user); answers the next enrolment step by code',
   access: 'presession',
   body: z.object({
-    username: z.string().trim().min(1).max(256),
+    username: plainText().trim().min(1).max(256),
     password: z.string().min(1).max(256),
     code: z.string().regex(/^\d{6}$/).optional(),
   }),

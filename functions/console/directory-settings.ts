@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 import { caPemSchema, dcUrlSchema, upnSuffixSchema } from '@lib/setup/connection';
@@ -55,7 +56,7 @@ const dcs = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   refusalAudit: () => ({ event: DIRECTORY_EVENTS.dcs }),
-  body: z.object({ dcs: z.array(z.object({ name: z.string().trim().min(1).max(64), url: dcUrlSchema })).min(1).max(20) }),
+  body: z.object({ dcs: z.array(z.object({ name: plainText().trim().min(1).max(64), url: dcUrlSchema })).min(1).max(20) }),
   async handle(c) {
     return { body: await changeDcs(ctxOf(c), c.body.dcs) };
   },
@@ -112,7 +113,7 @@ const managedOus = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   refusalAudit: () => ({ event: DIRECTORY_EVENTS.managedOus }),
-  body: z.object({ managedOus: z.array(z.string().trim().min(1).max(1024)).min(1).max(200), confirm: z.boolean().default(false) }),
+  body: z.object({ managedOus: z.array(plainText().trim().min(1).max(1024)).min(1).max(200), confirm: z.boolean().default(false) }),
   async handle(c) {
     return { body: await changeManagedOus(ctxOf(c), c.body.managedOus, c.body.confirm) };
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { actorOf } from '@lib/authz/engine';
 import { decisionContext } from '@lib/runtime';
 import { isGuid } from '@lib/directory/guid';
@@ -79,7 +80,7 @@ const remove = defineRoute({
 });
 
 // Group management (console spec, Moves, renames and groups): never approvable, decided by the engine.
-const ticket = z.string().trim().max(200).optional();
+const ticket = plainText().trim().max(200).optional();
 const opts = (c: { correlationId: string }, t?: string) => ({ correlationId: c.correlationId, ticket: t || undefined });
 
 const create = defineRoute({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { actorOf } from '@lib/authz/engine';
 import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/console';
@@ -7,7 +8,7 @@ import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@li
 import { actionAnswer, attributesSchema, loginRenameBodySchema, moveBodySchema, moveUser, performAction, renameBodySchema, renameLogin, renameUser, type ActionParams } from '@lib/actions';
 
 // Users: read views (users.read) and the approvable actions, each decided again by the engine.
-const ticketBody = z.object({ ticket: z.string().trim().max(200).optional() });
+const ticketBody = z.object({ ticket: plainText().trim().max(200).optional() });
 const outcome = z.object({ outcome: z.enum(['succeeded', 'partial']) });
 
 async function run(c: RouteContext<{ ticket?: string }, unknown, { id: string }>, params: ActionParams) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '@lib/plain-text';
 import { fleetHandler } from '@lib/fleet/http';
 import { localLogin } from '@lib/fleet/local-admin';
 import { defineFleetRoute } from '@lib/fleet/route';
@@ -8,7 +9,7 @@ const login = defineFleetRoute({
   path: '/api/auth/login',
   summary: 'Local administrator login (break-glass); answers a short-lived bearer token',
   access: 'anonymous',
-  body: z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }),
+  body: z.object({ username: plainText().min(1).max(64), password: z.string().min(1).max(256) }),
   async handle({ rt, body, sourceIp, correlationId }) {
     return { body: await localLogin(rt, body, { sourceIp, correlationId }) };
   },

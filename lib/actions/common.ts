@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import type { Actor, ApprovalMode, Decision } from '../authz/engine';
 import { isGuid } from '../directory/guid';
 import { ApiError, forbidden, notFound } from '../errors';
@@ -10,7 +11,7 @@ import { ApiError, forbidden, notFound } from '../errors';
 export const WRITABLE_ATTRIBUTES = ['description', 'displayName', 'givenName', 'sn', 'mail', 'telephoneNumber'] as const;
 export const SENSITIVE_ATTRIBUTES = new Set<string>(['telephoneNumber']);
 
-const attrValue = z.string().trim().max(256).nullable();
+const attrValue = plainText().trim().max(256).nullable();
 export const attributesSchema = z
   .object(Object.fromEntries(WRITABLE_ATTRIBUTES.map((a) => [a, attrValue.optional()])) as Record<(typeof WRITABLE_ATTRIBUTES)[number], z.ZodOptional<typeof attrValue>>)
   .strict()

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { classifyTarget, decideOn, decideOnOu, type Actor, type Decision, type DecisionContext } from '../authz/engine';
 import { directoryApiError, escapeFilterValue, isDirectoryError, isGuid, type DirectoryChange } from '../directory';
 import { ApiError, badRequest, conflict, forbidden, notFound } from '../errors';
@@ -24,33 +25,28 @@ export interface ManagementResult {
 }
 
 // ---- names: what the directory would refuse or mangle is refused first (400)
-const CONTROL = /[\u0000-\u001f\u007f]/;
 /** sAMAccountName: at most 20 characters (user logon name, pre-Windows 2000), none of "/\[]:;|=,+*?<>@, no final dot. */
-export const samAccountNameSchema = z
-  .string()
+export const samAccountNameSchema = plainText()
   .trim()
   .min(1)
   .max(20)
-  .refine((s) => !/["/\\[\]:;|=,+*?<>@]/.test(s) && !CONTROL.test(s) && !s.endsWith('.'), 'characters a sAMAccountName cannot hold');
-const groupSamSchema = z
-  .string()
+  .refine((s) => !/["/\\[\]:;|=,+*?<>@]/.test(s) && !s.endsWith('.'), 'characters a sAMAccountName cannot hold');
+const groupSamSchema = plainText()
   .trim()
   .min(1)
   .max(64)
-  .refine((s) => !/["/\\[\]:;|=,+*?<>@]/.test(s) && !CONTROL.test(s) && !s.endsWith('.'), 'characters a group name cannot hold');
+  .refine((s) => !/["/\\[\]:;|=,+*?<>@]/.test(s) && !s.endsWith('.'), 'characters a group name cannot hold');
 /** cn: at most 64 characters, no control characters and no backslash (the RDN is escaped, never a backslash sequence). */
-export const cnSchema = z
-  .string()
+export const cnSchema = plainText()
   .trim()
   .min(1)
   .max(64)
-  .refine((s) => !CONTROL.test(s) && !s.includes('\\'), 'characters a name cannot hold');
-const upnSchema = z
-  .string()
+  .refine((s) => !s.includes('\\'), 'characters a name cannot hold');
+const upnSchema = plainText()
   .trim()
   .max(256)
   .regex(/^[^\s@"\\]{1,64}@[A-Za-z0-9.-]{1,190}$/, 'name@suffix');
-const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
+const optionalText = (max: number) => plainText().trim().max(max).nullable().optional();
 
 /** An RDN value escaped for a DN (RFC 4514). */
 export function escapeRdnValue(v: string): string {
@@ -102,7 +98,7 @@ async function failed(e: unknown, audit: ReturnType<typeof auditRow>, target: { 
 
 // ---- users.move
 
-export const moveBodySchema = z.object({ destination: z.string().trim().min(1).max(1024), ticket: z.string().trim().max(200).optional() });
+export const moveBodySchema = z.object({ destination: plainText().trim().min(1).max(1024), ticket: plainText().trim().max(200).optional() });
 
 /**
  * Move a user to another managed OU: the user decided on fresh facts (`users.move` in a delegation
@@ -149,7 +145,7 @@ async function destinationGuid(ctx: DecisionContext, ref: string): Promise<strin
 // ---- users.rename
 
 export const renameBodySchema = z
-  .object({ cn: cnSchema.optional(), displayName: optionalText(256), givenName: optionalText(64), sn: optionalText(64), ticket: z.string().trim().max(200).optional() })
+  .object({ cn: cnSchema.optional(), displayName: optionalText(256), givenName: optionalText(64), sn: optionalText(64), ticket: plainText().trim().max(200).optional() })
   .refine((b) => b.cn !== undefined || b.displayName !== undefined || b.givenName !== undefined || b.sn !== undefined, { message: 'at least one of cn, displayName, givenName, sn' });
 export type RenameBody = z.infer<typeof renameBodySchema>;
 
@@ -214,7 +210,7 @@ export async function renameUser(ctx: DecisionContext, actor: Actor, userGuid: s
 // ---- users.rename.login
 
 export const loginRenameBodySchema = z
-  .object({ sAMAccountName: samAccountNameSchema.optional(), userPrincipalName: upnSchema.optional(), ticket: z.string().trim().max(200).optional() })
+  .object({ sAMAccountName: samAccountNameSchema.optional(), userPrincipalName: upnSchema.optional(), ticket: plainText().trim().max(200).optional() })
   .refine((b) => b.sAMAccountName !== undefined || b.userPrincipalName !== undefined, { message: 'sAMAccountName and/or userPrincipalName' });
 export type LoginRenameBody = z.infer<typeof loginRenameBodySchema>;
 
@@ -277,12 +273,12 @@ export async function renameLogin(ctx: DecisionContext, actor: Actor, userGuid: 
 
 const GROUP_SCOPES = { global: 0x2, domainLocal: 0x4, universal: 0x8 } as const;
 export const createGroupBodySchema = z.object({
-  ou: z.string().trim().min(1).max(1024),
+  ou: plainText().trim().min(1).max(1024),
   name: groupSamSchema,
-  description: z.string().trim().max(1024).optional(),
+  description: plainText().trim().max(1024).optional(),
   scope: z.enum(['global', 'domainLocal', 'universal']).default('global'),
   security: z.boolean().default(true),
-  ticket: z.string().trim().max(200).optional(),
+  ticket: plainText().trim().max(200).optional(),
 });
 export type CreateGroupBody = z.infer<typeof createGroupBodySchema>;
 
@@ -336,7 +332,7 @@ export const membersConfirmation = (memberDns: string[]) =>
     .digest('base64url')
     .slice(0, 22);
 
-export const deleteGroupBodySchema = z.object({ confirmMembers: z.string().max(64).optional(), ticket: z.string().trim().max(200).optional() }).default({});
+export const deleteGroupBodySchema = z.object({ confirmMembers: z.string().max(64).optional(), ticket: plainText().trim().max(200).optional() }).default({});
 
 /** Every member DN of a group (ranged values included). */
 async function memberDns(ctx: DecisionContext, dn: string): Promise<string[]> {

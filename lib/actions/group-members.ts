@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
 import { isOwnAccount } from '../authz/context';
 import { directoryApiError, isDirectoryError, isGuid } from '../directory';
@@ -15,7 +16,7 @@ type MembersParams = Extract<ActionParams, { action: 'groups.members.write' }>;
 
 const memberGuid = z.string().refine(isGuid, 'a GUID');
 /** The body of a member change (POST /api/groups/{id}/members, and the owned-group route): GUIDs, at most 50 each way. */
-export const groupMembersChangeSchema = z.object({ add: z.array(memberGuid).max(50).default([]), remove: z.array(memberGuid).max(50).default([]), ticket: z.string().trim().max(200).optional() });
+export const groupMembersChangeSchema = z.object({ add: z.array(memberGuid).max(50).default([]), remove: z.array(memberGuid).max(50).default([]), ticket: plainText().trim().max(200).optional() });
 /** What a member change answers: the outcome per member. */
 export const groupMembersResultSchema = z.object({ outcome: z.enum(['succeeded', 'partial']), members: z.array(z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.string(), code: z.string().optional() })) });
 

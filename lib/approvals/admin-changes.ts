@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { delegationFromInput, delegationSave, rightsAddedFor, roleFromInput, roleSave, saveDelegation, saveRole, type AdminContext } from '../authz/admin';
 import { readAuthzState } from '../authz/rights';
 import type { NewRight } from '../authz/widening';
@@ -15,12 +16,12 @@ export const ADMIN_ACTIONS = ['roles.save', 'delegations.save'] as const;
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];
 export const isAdminAction = (a: string): a is AdminAction => (ADMIN_ACTIONS as readonly string[]).includes(a);
 
-const ref = z.string().trim().min(1).max(1024);
+const ref = plainText().trim().min(1).max(1024);
 const version = z.number().int().min(0).optional();
 
 /** The parameters of the role editor (PUT /api/admin/roles/{id}) and the delegation editor, plus the version the change applies to. */
 export const adminParamsSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('roles.save'), name: z.string().max(200), permissions: z.array(z.string().max(100)).max(100), version }),
+  z.object({ action: z.literal('roles.save'), name: plainText().max(200), permissions: z.array(z.string().max(100)).max(100), version }),
   z.object({ action: z.literal('delegations.save'), roleId: z.string().min(1).max(200), scope: z.array(ref).min(1).max(50), assignees: z.array(ref).min(1).max(100), version }),
 ]);
 export type AdminParams = z.infer<typeof adminParamsSchema>;

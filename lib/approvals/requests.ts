@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { plainText, multilineText } from '../plain-text';
 import { requireRecentStepUp } from '../auth/stepup';
 import type { Session } from '../auth/sessions';
 import { decideOn, type Actor, type Decision, type DecisionContext } from '../authz/engine';
@@ -97,8 +98,8 @@ export const createRequestSchema = z
     /** kind bulk: the explicit accounts (user GUIDs), at most Directory:MaxResults (checked at creation) */
     targets: z.array(z.string().max(64)).min(1).max(BULK_TARGETS_HARD_MAX).optional(),
     parameters: z.record(z.string(), z.unknown()).default({}),
-    reason: z.string().trim().min(1).max(1000),
-    ticket: z.string().trim().max(200).optional(),
+    reason: multilineText().trim().min(1).max(1000),
+    ticket: plainText().trim().max(200).optional(),
   })
   .superRefine((b, ctx) => {
     if (b.kind === 'bulk' && !b.targets) ctx.addIssue({ code: 'custom', path: ['targets'], message: 'a bulk request names its targets' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { APPROVABLE_ACTIONS, isApprovable, type ApprovalSource } from '../authz/approval-rules';
 import type { Permission } from '../authz/permissions';
 import { SUPER_ADMINISTRATOR_ROLE } from '../authz/permissions';
@@ -15,8 +16,8 @@ export { APPROVABLE_ACTIONS, alwaysRequired, isApprovable, requiresApproval, typ
 
 /** Approvers: roles (role ids; `super-administrator` = the Super administrators) and/or operators (objectGUIDs). */
 export const approversSchema = z.object({
-  roles: z.array(z.string().min(1).max(64)).max(50).default([]),
-  operators: z.array(z.string().min(1).max(1024)).max(100).default([]),
+  roles: z.array(plainText().min(1).max(64)).max(50).default([]),
+  operators: z.array(plainText().min(1).max(1024)).max(100).default([]),
 });
 export type Approvers = z.infer<typeof approversSchema>;
 

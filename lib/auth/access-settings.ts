@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import type { AuditActor } from '../audit';
 import { badRequest, conflict } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
@@ -15,11 +16,11 @@ const SID = /^S-1-5-21-\d+-\d+-\d+-\d+$/i;
 
 export const mappingInput = z
   .object({
-    role: z.string().trim().min(1).max(128).optional(),
+    role: plainText().trim().min(1).max(128).optional(),
     trait: z.string().trim().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
-    value: z.string().trim().min(1).max(256).optional(),
+    value: plainText().trim().min(1).max(256).optional(),
     /** the group's DN or SID */
-    group: z.string().trim().min(1).max(1024),
+    group: plainText().trim().min(1).max(1024),
   })
   .refine((m) => (m.role !== undefined) !== (m.trait !== undefined), 'give a role or a trait')
   .refine((m) => m.trait === undefined || m.value !== undefined, 'a trait mapping needs a value');

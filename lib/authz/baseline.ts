@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { approvalSettingsSchema, readApprovalSettings, writeApprovalSettings, type ApprovalSettings } from '../approvals/settings';
 import { APPROVABLE_ACTIONS } from './approval-rules';
 import { isBelow } from '../directory/dn';
@@ -33,7 +34,7 @@ export const baselineSchema = z.object({
         roleId: z.string().min(1).max(64),
         /** OU paths relative to the domain root, e.g. `OU=Branch,OU=Managed` */
         scope: z.array(z.string().trim().min(1).max(1024)).min(1).max(50),
-        assignees: z.array(z.object({ kind: z.enum(['user', 'group']), name: z.string().trim().min(1).max(256) })).min(1).max(100),
+        assignees: z.array(z.object({ kind: z.enum(['user', 'group']), name: plainText().trim().min(1).max(256) })).min(1).max(100),
       }),
     )
     .max(200),

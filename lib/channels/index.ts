@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { openString, seal } from '../crypto/seal';
 import { badRequest } from '../errors';
 import { httpsRequest, requireAdmittedUrl, type OutboundTrust } from '../outbound/https';
@@ -72,16 +73,16 @@ export const channelView = (c: ChannelRecord): ChannelView => ({
 /** The request body of create and update (fleet: POST/PUT /api/alerts/channels). */
 export const channelInputSchema = z
   .object({
-    name: z.string().trim().min(1).max(100).optional(),
+    name: plainText().trim().min(1).max(100).optional(),
     type: z.enum(CHANNEL_TYPES).optional(),
     /** empty on update: keep the stored URL */
     url: z.string().max(2048).optional(),
     /** generic webhook HMAC secret; empty on update: keep it */
-    secret: z.string().max(512).optional(),
+    secret: plainText().max(512).optional(),
     removeSecret: z.boolean().optional(),
-    topic: z.string().optional(),
+    topic: plainText().optional(),
     /** topic push access token; empty on update: keep it */
-    token: z.string().max(1024).optional(),
+    token: plainText().max(1024).optional(),
     removeToken: z.boolean().optional(),
     enabled: z.boolean().optional(),
   })

@@ -1,5 +1,6 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { seal } from '../crypto/seal';
 import { notFound } from '../errors';
 import type { Store } from '../store';
@@ -34,7 +35,7 @@ const caPem = z
       return false;
     }
   }, 'a PEM certificate');
-const accessToken = z.string().min(16).max(4096).refine((t) => !/\s/.test(t), 'no whitespace');
+const accessToken = plainText().min(16).max(4096).refine((t) => !/\s/.test(t), 'no whitespace');
 
 export const consoleCreateSchema = z.object({
   clientCode: clientCodeSchema,

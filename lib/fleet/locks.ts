@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { ApiError, conflict } from '../errors';
 import { ClusterCliError, getResources, type ClusterCli } from './cluster-cli';
 import { buildProxies, type Proxy } from './nodes';
@@ -11,12 +12,7 @@ export const DEFAULT_LOCK_MESSAGE = 'Locked by the MSP fleet plane';
 export const lockBodySchema = z.object({
   // hours, or 'none' for a lock without expiry; 24 by default (spec: Lock)
   duration: z.union([z.literal([...LOCK_DURATIONS]), z.literal('none')]).default(24),
-  message: z
-    .string()
-    .trim()
-    .max(200)
-    .refine((m) => !/[\u0000-\u001f\u007f]/.test(m), 'no control characters')
-    .optional(),
+  message: plainText().trim().max(200).optional(),
 });
 export type LockBody = z.output<typeof lockBodySchema>;
 

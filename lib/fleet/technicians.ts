@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { badRequest, conflict, notFound } from '../errors';
 import type { Store } from '../store';
 import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
@@ -13,8 +14,7 @@ import { LEVELS, type Level } from './config';
  * marks: names that read as another in the audit), no lone surrogate (a name JSON can carry but
  * no URL path can: it could be created and never deleted).
  */
-export const technicianNameSchema = z
-  .string()
+export const technicianNameSchema = plainText()
   .min(1)
   .max(256)
   .refine((u) => u.trim() === u, 'no surrounding spaces')

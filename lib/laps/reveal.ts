@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { requireStrictStepUp } from '../auth/stepup';
 import type { Session } from '../auth/sessions';
 import type { AuditInput } from '../audit';
@@ -15,7 +16,7 @@ import type { ConsoleDecisionContext } from '../runtime';
 
 export const lapsRequestSchema = z.object({
   confirm: z.boolean().optional(),
-  ticket: z.string().trim().max(200).optional(),
+  ticket: plainText().trim().max(200).optional(),
 });
 
 // What the password service's refusals mean to the API caller.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { admitChannelUrl, applyChannelInput, CHANNEL_TYPES, channelView, deliverToChannel, MAX_CHANNELS, type ChannelRecord, type NotificationEvent } from '../channels';
 import { badRequest, conflict, notFound } from '../errors';
 import { logger } from '../log';
@@ -22,7 +23,7 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export const channelInputSchema = z
   .object({
-    name: z.string().trim().min(1).max(100).optional(),
+    name: plainText().trim().min(1).max(100).optional(),
     /** default: generic webhook */
     type: z.enum(CHANNEL_TYPES).optional(),
     /** https only; kept sealed; absent or empty keeps the stored one */
@@ -32,9 +33,9 @@ export const channelInputSchema = z
       .refine((u) => u === '' || URL.canParse(u) && new URL(u).protocol === 'https:', { message: 'an https:// URL', params: { code: 'https_required' } })
       .optional(),
     /** generic webhook: at least 32 characters (or a Standard Webhooks `whsec_` key); kept sealed */
-    secret: z.string().min(32).max(512).optional(),
-    topic: z.string().optional(),
-    token: z.string().max(1024).optional(),
+    secret: plainText().min(32).max(512).optional(),
+    topic: plainText().optional(),
+    token: plainText().max(1024).optional(),
     events: z.array(z.enum(NOTIFICATION_KINDS)).min(1).max(2),
     enabled: z.boolean().default(true),
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import type { AuditActor, AuditChain } from '../audit';
 import { conflict, isApiError } from '../errors';
 import type { Store } from '../store';
@@ -12,8 +13,7 @@ import { getRecord, putRecord } from '../store/records';
 /** Plain text: no control, format (bidi overrides, zero-width), lone surrogate or line/paragraph separator character. */
 const PLAIN = /^[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]*$/u;
 
-export const brandingTitleSchema = z
-  .string()
+export const brandingTitleSchema = plainText()
   .transform((s) => s.normalize('NFC').trim())
   // counted in characters (code points), not UTF-16 units: 60 emoji are 60 characters
   .refine((s) => [...s].length >= 1 && [...s].length <= 60, 'from 1 to 60 characters')

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText } from '../plain-text';
 import { constantTimeEqual, randomToken, seal, sha256Hex } from '../crypto/seal';
 import { DirectoryInvalidCredentials, DirectoryPool, LdapDirectory, type DcEndpoint, type Directory } from '../directory';
 import { poolOptions } from '../directory/pool';
@@ -20,15 +21,15 @@ interface SetupState {
 
 export const setupInputSchema = z.object({
   domain: z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, 'a DNS domain name'),
-  dcs: z.array(z.object({ name: z.string().min(1).max(64), url: dcUrlSchema })).min(1).max(20),
+  dcs: z.array(z.object({ name: plainText().min(1).max(64), url: dcUrlSchema })).min(1).max(20),
   caPem: caPemSchema,
-  readAccount: z.object({ user: z.string().min(1).max(256), password: z.string().min(1).max(256) }),
-  writeAccount: z.object({ user: z.string().min(1).max(256), password: z.string().min(1).max(256) }),
-  lapsIdentityUpn: z.string().max(256).optional(),
-  managedOus: z.array(z.string().min(1).max(1024)).min(1).max(200),
-  tierOus: z.array(z.string().min(1).max(1024)).max(200).default([]),
-  protectedGroups: z.array(z.string().min(1).max(1024)).max(200).default([]),
-  superAdministrator: z.string().min(1).max(256),
+  readAccount: z.object({ user: plainText().min(1).max(256), password: z.string().min(1).max(256) }),
+  writeAccount: z.object({ user: plainText().min(1).max(256), password: z.string().min(1).max(256) }),
+  lapsIdentityUpn: plainText().max(256).optional(),
+  managedOus: z.array(plainText().min(1).max(1024)).min(1).max(200),
+  tierOus: z.array(plainText().min(1).max(1024)).max(200).default([]),
+  protectedGroups: z.array(plainText().min(1).max(1024)).max(200).default([]),
+  superAdministrator: plainText().min(1).max(256),
 });
 export type SetupInput = z.infer<typeof setupInputSchema>;
 

@@ -50,6 +50,21 @@ describe('channels', () => {
     expect((await api('PUT', `/api/alerts/channels/${id}`, { type: 'chat' })).body.code).toBe('url_required');
   });
 
+  it('refuses control characters in a name or token (issue 25 #3: CR/LF were stored, 201): 400 naming the field, nothing stored', async () => {
+    const before = (await api('GET', '/api/alerts/channels')).body.channels.length;
+    const badName = await api('POST', '/api/alerts/channels', { name: 'ops\r\nX-Injected: 1', type: 'chat', url: 'https://chat.example.test/h' });
+    expect(badName.status).toBe(400);
+    expect(badName.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'body.name' }] });
+    const badToken = await api('POST', '/api/alerts/channels', { name: 'push', type: 'ntfy', url: 'https://ntfy.example.test', topic: 'fleet_ops', token: 'tk_ok\r\nX-Injected: 1' });
+    expect(badToken.status).toBe(400);
+    expect(badToken.body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'body.token' }] });
+    for (const name of ['a\tb', 'a\u0085b', 'a\u2028b', 'a\u007fb']) expect((await api('POST', '/api/alerts/channels', { name, type: 'chat', url: 'https://chat.example.test/h' })).status).toBe(400);
+    expect((await api('PUT', `/api/alerts/channels/${id}`, { name: 'ops\nx' })).status).toBe(400);
+    expect((await api('GET', '/api/alerts/channels')).body.channels.length).toBe(before);
+    expect((await api('GET', '/api/alerts/channels')).body.channels.find((c: any) => c.id === id).name).toBe('ops');
+    expect(badName.text).not.toContain('X-Injected');
+  });
+
   it('edits: empty URL and secret keep them, disable without deletion, removeSecret clears; audited as the spec names it', async () => {
     const r1 = await api('PUT', `/api/alerts/channels/${id}`, { url: '', secret: '', enabled: false });
     expect(r1.body).toMatchObject({ enabled: false, secretSet: true, urlOrigin: 'https://hooks.example.test' });
