@@ -47,7 +47,7 @@ const consoleBundle = defineFleetRoute<ConsoleBundleInput>({
   body: consoleBundleSchema,
   authorize: requireOperatorOfNamedClient,
   async handle(ctx) {
-    return { body: await consoleInstanceBundle(ctx.rt, ctx.body, ctx) };
+    return { body: await consoleInstanceBundle(ctx.rt, { ...ctx.body, clientCode: ctx.body.clientCode! }, ctx) };
   },
 });
 

@@ -7,6 +7,7 @@ import {
   finishDeployment,
   generateDeployment,
   previewDeployment,
+  requireDeploymentsClient,
   validateDeployment,
 } from '@lib/fleet/deployment-flow';
 import { deploymentGenerateSchema, deploymentValidateSchema, deploymentView, type Deployment, type DeploymentGenerate, type DeploymentValidate } from '@lib/fleet/deployments';
@@ -54,9 +55,10 @@ const get = defineFleetRoute<undefined, undefined, Id, Deployment>({
 const validate = defineFleetRoute<DeploymentValidate, undefined, Id, Deployment>({
   method: 'POST',
   path: '/api/deployment/{id}/validate',
-  summary: 'Check (and correct) the site facts: { hostname?, domain?, ldapAddress? } → { valid, problems }',
+  summary: "Check (and correct) the site facts: { hostname?, domain?, ldapAddress?, clientCode? } → { valid, problems }; a clientCode other than the deployment's is 403 client_scope",
   ...onDeployment,
   body: deploymentValidateSchema,
+  authorize: requireDeploymentsClient,
   async handle(ctx) {
     return { body: await validateDeployment(ctx.rt, ctx.addressed!.resource, ctx.body, ctx) };
   },

@@ -61,7 +61,8 @@ const hostName = z
   .regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, 'a fully qualified host name');
 
 export const consoleBundleSchema = z.object({
-  clientCode: clientCodeSchema,
+  /** required: a bundle without its client is refused by the guard (403 client_scope, spec: Server-side enforcement 4) */
+  clientCode: clientCodeSchema.optional(),
   /** the console's host name at the client (its own TLS name) */
   host: hostName,
   /** the console's HTTPS port on that host */
@@ -75,7 +76,7 @@ export type ConsoleBundleInput = z.output<typeof consoleBundleSchema>;
  * access role), and the registration facts for the fleet plane. No secret: the console's status
  * token is created on the console and given to an administrator who registers it.
  */
-export async function consoleInstanceBundle(rt: FleetRuntime, input: ConsoleBundleInput, by: Acting) {
+export async function consoleInstanceBundle(rt: FleetRuntime, input: ConsoleBundleInput & { clientCode: string }, by: Acting) {
   await requireRegisteredClient(rt, input.clientCode);
   const appName = `${input.clientCode}-hdc`;
   const origin = `https://${input.host}${input.port === 443 ? '' : `:${input.port}`}`;
@@ -109,10 +110,13 @@ export async function consoleInstanceBundle(rt: FleetRuntime, input: ConsoleBund
 
 /**
  * An action naming its client in the body (spec: Server-side enforcement 4, 5): operator level on
- * it; a visible client at viewer level is 403 insufficient_level, any other 403 client_scope.
+ * it; a visible client at viewer level is 403 insufficient_level, any other 403 client_scope, and
+ * so is a body that names no client (a client that cannot be determined is refused), for
+ * administrators too.
  */
-export async function requireOperatorOfNamedClient(ctx: FleetContext<{ clientCode: string }>): Promise<void> {
+export async function requireOperatorOfNamedClient(ctx: FleetContext<{ clientCode?: string }>): Promise<void> {
   const code = ctx.body.clientCode;
+  if (code === undefined) return ctx.refuse('client_scope', 'operator', null);
   if (hasLevel(ctx, code, 'operator')) return;
   await ctx.refuse(ctx.access!.levelOn(code) === undefined ? 'client_scope' : 'insufficient_level', 'operator', code);
 }

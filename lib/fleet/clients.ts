@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainText, multilineText } from '../plain-text';
 import { conflict, notFound } from '../errors';
 import type { Store } from '../store';
 import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
@@ -11,21 +12,21 @@ export const CLIENT_CODE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const clientCodeSchema = z.string().regex(CLIENT_CODE, 'lowercase letters, digits and hyphens (at most 63, not starting with a hyphen)');
 
 export const contactSchema = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: plainText().trim().min(1).max(200),
   email: z.email().max(254).optional(),
-  phone: z.string().trim().max(50).optional(),
-  role: z.string().trim().max(100).optional(),
+  phone: plainText().trim().max(50).optional(),
+  role: plainText().trim().max(100).optional(),
 });
 export const clientFieldsSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  notes: z.string().max(4000).default(''),
+  name: plainText().trim().min(1).max(200),
+  notes: multilineText().max(4000).default(''),
   contacts: z.array(contactSchema).max(20).default([]),
 });
 export const clientCreateSchema = clientFieldsSchema.extend({ code: clientCodeSchema });
 export const clientUpdateSchema = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
-    notes: z.string().max(4000).optional(),
+    name: plainText().trim().min(1).max(200).optional(),
+    notes: multilineText().max(4000).optional(),
     contacts: z.array(contactSchema).max(20).optional(),
   })
   .refine((b) => b.name !== undefined || b.notes !== undefined || b.contacts !== undefined, 'nothing to change');
@@ -67,10 +68,15 @@ export async function updateClient(store: Store, code: string, patch: z.output<t
 }
 
 /** Delete a client and remove it from every technician assignment (spec: Client). */
-export async function deleteClient(store: Store, code: string, consoleCount: number): Promise<void> {
+/** 404 for an unknown client, 409 while consoles remain: checked before anything of the client is removed. */
+export async function requireClientRemovable(store: Store, code: string, consoleCount: number): Promise<void> {
   if (!(await getClient(store, code))) throw notFound();
   // a console keeps polling credentials for the client: remove consoles first (docs/decisions-fleet.md)
   if (consoleCount > 0) throw conflict('client_has_consoles', { consoles: consoleCount });
+}
+
+export async function deleteClient(store: Store, code: string, consoleCount: number): Promise<void> {
+  await requireClientRemovable(store, code, consoleCount);
   await deleteRecord(store, PK, code);
   await removeClientFromAssignments(store, code);
 }

@@ -156,6 +156,15 @@ export async function checkDeploymentDesktop(rt: FleetRuntime, current: Deployme
   return { seen: true, revoked: true, deployment: deploymentView(d) };
 }
 
+/**
+ * A body that names a client names the deployment's own (spec: Server-side enforcement 4): any
+ * other client is 403 client_scope, audited auth.forbidden, before anything is read or changed.
+ */
+export async function requireDeploymentsClient(ctx: FleetContext<{ clientCode?: string }, any, any, Deployment>): Promise<void> {
+  const named = ctx.body?.clientCode;
+  if (named !== undefined && named !== ctx.addressed!.resource.clientCode) await ctx.refuse('client_scope', 'operator', named);
+}
+
 /** The guard's resolver: a deployment and its client (unknown and out of scope answer 404 alike). */
 export async function deploymentResource(ctx: FleetContext<any, any, { id: string }>): Promise<Addressed<Deployment> | undefined> {
   const d = await getDeployment(ctx.rt.store, ctx.params.id);

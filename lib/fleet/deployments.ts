@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { conflict } from '../errors';
 import type { Store } from '../store';
-import { getRecord, putRecord, queryRecords } from '../store/records';
+import { deleteRecord, getRecord, putRecord, queryRecords } from '../store/records';
 import { clientCodeSchema } from './clients';
 import { joinTokenTtlSchema } from './join-tokens';
 
@@ -52,7 +52,8 @@ export const deploymentGenerateSchema = deploymentSiteSchema.extend({
 });
 export type DeploymentGenerate = z.output<typeof deploymentGenerateSchema>;
 
-export const deploymentValidateSchema = deploymentSiteSchema.partial();
+/** `clientCode` may be named, and then only as the deployment's own client (403 client_scope otherwise). */
+export const deploymentValidateSchema = deploymentSiteSchema.partial().extend({ clientCode: clientCodeSchema.optional() });
 export type DeploymentValidate = z.output<typeof deploymentValidateSchema>;
 
 export interface Deployment {
@@ -114,6 +115,10 @@ export async function insertDeployment(store: Store, d: Deployment): Promise<voi
 
 export async function getDeployment(store: Store, id: string): Promise<Deployment | undefined> {
   return (await getRecord<Deployment>(store, PK, id))?.data;
+}
+
+export async function deleteDeployment(store: Store, id: string): Promise<void> {
+  await deleteRecord(store, PK, id);
 }
 
 export async function listDeployments(store: Store): Promise<Deployment[]> {

@@ -4,7 +4,8 @@ import { badRequest, notFound } from '../errors';
 import { outboundTrust, requireAdmittedUrl } from '../outbound/https';
 import type { FleetAccess } from './access';
 import { appendUnderEachClient } from './audit-filing';
-import { createClient, deleteClient, getClient, listClients, updateClient, type Client, type clientCreateSchema, type clientUpdateSchema } from './clients';
+import { removeClientDeployments } from './client-deployments';
+import { createClient, deleteClient, getClient, listClients, requireClientRemovable, updateClient, type Client, type clientCreateSchema, type clientUpdateSchema } from './clients';
 import { changedConsoleFields, consoleView, createConsole, deleteConsole, listConsoles, updateConsole, type ConsoleRecord, type ConsoleView, type consoleCreateSchema, type consoleUpdateSchema } from './consoles';
 import type { FleetRuntime } from './runtime';
 import { deleteAssignment, putAssignment, type Assignment } from './technicians';
@@ -46,11 +47,13 @@ export async function editClient(rt: FleetRuntime, code: string, patch: z.output
   return client;
 }
 
-/** Delete a client (409 while consoles remain) and its technician assignments. */
+/** Delete a client (409 while consoles remain), its proxy deployments and its technician assignments. */
 export async function removeClient(rt: FleetRuntime, code: string, by: Acting): Promise<void> {
   const consoles = (await listConsoles(rt.store)).filter((c) => c.clientCode === code).length;
+  await requireClientRemovable(rt.store, code, consoles);
+  const deployments = await removeClientDeployments(rt, code, by);
   await deleteClient(rt.store, code, consoles);
-  await rt.audit.append({ event: 'client.delete', outcome: 'success', actor: by.actor, client: code, target: { id: code, kind: 'client' }, correlationId: by.correlationId });
+  await rt.audit.append({ event: 'client.delete', outcome: 'success', actor: by.actor, client: code, target: { id: code, kind: 'client' }, correlationId: by.correlationId, ...(deployments ? { details: { deployments } } : {}) });
 }
 
 // ---- consoles ----

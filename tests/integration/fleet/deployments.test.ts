@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createStore } from '../../../lib/store';
 import { RUN_DIR } from '../../../local/processes';
-import { adminAuth, auditRowOf, auditRows, call, personaHeaders, stack, tctl } from './support';
+import { adminAuth, auditRowOf, auditRows, auditRowsOf, call, personaHeaders, stack, tctl } from './support';
 
 // Proxy deployments and join tokens through the real HTTP stack, DynamoDB Local and the fake
 // tctl (tokens add/ls/rm with the identity role's token rule). Every token value answered here is
@@ -185,6 +185,59 @@ describe('the guided install, as the client operator', () => {
     expect(hasToken(joinToken.token)).toBe(true);
     expect((await call('GET', `/api/deployment/${deployment.id}`, await adminAuth())).body).toMatchObject({ state: 'finished', revocation: 'pending' });
     expect((await call('GET', `/api/deployment/${randomUUID()}`, await personaHeaders('operator'))).status).toBe(404);
+  });
+});
+
+describe('scope edges (issue 25 #4)', () => {
+  it("validate naming another client's clientCode: 403 client_scope, audited, nothing validated (was 200, the field ignored)", async () => {
+    const { deployment } = (await generate(`dep-cs-${Date.now() % 100000}`)).body;
+    for (const persona of ['operator', 'admin'] as const) {
+      const mark = tctl.mark();
+      const r = await call('POST', `/api/deployment/${deployment.id}/validate`, { ...(await personaHeaders(persona)), body: { clientCode: 'globex' } });
+      expect([r.status, r.body.code]).toEqual([403, 'client_scope']);
+      expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'auth.forbidden', reason: 'client_scope', details: { route: 'POST /api/deployment/{id}/validate', requiredLevel: 'operator', client: 'globex' } });
+      expect((await auditRowsOf(r.correlationId)).map((x) => x.event)).toEqual(['auth.forbidden']);
+      expect(tctl.commandsSince(mark)).toEqual([]);
+    }
+    expect((await call('GET', `/api/deployment/${deployment.id}`, await adminAuth())).body).toMatchObject({ state: 'generated', clientCode: 'acme' });
+    // its own client named: accepted
+    const ok = await call('POST', `/api/deployment/${deployment.id}/validate`, { ...(await personaHeaders('operator')), body: { clientCode: 'acme' } });
+    expect([ok.status, ok.body.valid]).toEqual([200, true]);
+  });
+
+  it('a console instance bundle without clientCode: 403 client_scope for an operator and an administrator, audited, no bundle (was 400)', async () => {
+    for (const auth of [await personaHeaders('operator'), await adminAuth()]) {
+      const r = await call('POST', '/api/bundles/console-instance', { ...auth, body: { host: 'hdc.acme.example' } });
+      expect([r.status, r.body.code]).toEqual([403, 'client_scope']);
+      expect(r.body).not.toHaveProperty('files');
+      expect((await auditRowsOf(r.correlationId)).map((x) => [x.event, x.reason, x.details?.client])).toEqual([['auth.forbidden', 'client_scope', null]]);
+    }
+  });
+
+  it('removing a client revokes the join tokens of its open deployments and removes the records, audited', async () => {
+    const admin = await adminAuth();
+    await call('DELETE', '/api/clients/dep-gone', admin); // a clean start on a reused stack
+    expect((await call('POST', '/api/clients', { ...admin, body: { code: 'dep-gone', name: 'Gone' } })).status).toBe(201);
+    const { deployment, joinToken } = (await generate(`dep-gone-${Date.now() % 100000}`, { clientCode: 'dep-gone' })).body;
+    expect(hasToken(joinToken.token)).toBe(true);
+    // the revocation fails: nothing is removed
+    tctl.control({ roles: roleWithoutTokenVerb('delete') });
+    const refused = await call('DELETE', '/api/clients/dep-gone', admin);
+    expect([refused.status, refused.body.code]).toEqual([502, 'token_revoke_failed']);
+    expect(await auditRowOf(refused.correlationId)).toMatchObject({ event: 'token.revoke', outcome: 'error', client: 'dep-gone', target: { id: joinToken.tokenId } });
+    expect((await call('GET', '/api/clients/dep-gone', admin)).status).toBe(200);
+    expect((await call('GET', `/api/deployment/${deployment.id}`, admin)).status).toBe(200);
+    expect(hasToken(joinToken.token)).toBe(true);
+    tctl.control({}); // the shipped role again (a reset would also drop the token fixture)
+    const d = await call('DELETE', '/api/clients/dep-gone', admin);
+    expect(d.status).toBe(204);
+    expect(hasToken(joinToken.token)).toBe(false);
+    expect((await call('GET', `/api/deployment/${deployment.id}`, admin)).status).toBe(404);
+    expect((await call('GET', '/api/deployment', admin)).body.deployments.some((x: any) => x.clientCode === 'dep-gone')).toBe(false);
+    const rows = await auditRowsOf(d.correlationId);
+    expect(rows.map((x) => x.event)).toEqual(['token.revoke', 'deployment.delete', 'client.delete']);
+    expect(rows[1]).toMatchObject({ outcome: 'success', client: 'dep-gone', target: { id: deployment.id, kind: 'deployment' }, details: { state: 'generated', clientRemoval: true } });
+    expect(rows[2]).toMatchObject({ details: { deployments: 1 } });
   });
 });
 
