@@ -4,6 +4,17 @@ import { httpsRequest, outboundAgents, outboundTrust, requireAdmittedUrl, type O
 import { compileAllowedTargets, decideTarget, literalAddress, parseAllowedTarget, refusedUrlTarget, type Resolver } from '../../lib/outbound/policy';
 import { admitChannelUrl } from '../../lib/channels';
 import { logger } from '../../lib/log';
+import { AuditChain } from '../../lib/audit';
+import { loadConfig } from '../../lib/config';
+import { createFleetChannel, fleetChannelPolicy, listFleetChannels, updateFleetChannel } from '../../lib/fleet/alerts/channels';
+import { createClient } from '../../lib/fleet/clients';
+import { loadFleetConfig } from '../../lib/fleet/config';
+import { listConsoles } from '../../lib/fleet/consoles';
+import { addConsole, editConsole, type Acting } from '../../lib/fleet/register';
+import type { FleetRuntime } from '../../lib/fleet/runtime';
+import { listChannels, saveChannel } from '../../lib/notifications';
+import type { ConsoleRuntime } from '../../lib/runtime';
+import { memoryStore } from '../support/memory-store';
 import { makeTestCa } from '../support/test-ca';
 
 // The outbound policy (lib/outbound/policy.ts, docs/decisions.md "Issue 25"): every notation of
@@ -381,5 +392,53 @@ describe('refused, closed and unreachable answer alike; the cause is in the log'
     const e = await get(expired);
     expect(e).toMatchObject({ ok: false, error: 'connect_error', cert: { validTo: '2020-02-01T00:00:00.000Z', subject: expect.stringContaining('CN=expired') } });
     expect(hits).toEqual(['good']);
+  });
+});
+
+// ---- the findings through the product's own functions: nothing stored, nothing audited, nothing called
+
+describe('the reported URLs, through the functions that register them', () => {
+  const reported = ['https://127.0.0.1/hook', 'https://[::1]/hook', 'https://0x7f000001/hook', 'https://localhost/hook', 'https://169.254.169.254/latest/meta-data/'];
+  const key = Buffer.alloc(32, 7);
+
+  it.each(reported)('fleet: alert channel %s is refused on create and on edit', async (url) => {
+    const store = memoryStore();
+    const policy = fleetChannelPolicy(loadFleetConfig({ SECRETS_ENCRYPTION_KEY: key.toString('base64') }));
+    await expect(createFleetChannel(store, policy, { name: 'ops', type: 'chat', url })).rejects.toMatchObject({ status: 400, code: 'target_refused', details: { fields: { url: expect.any(String) } } });
+    expect(await listFleetChannels(store)).toEqual([]);
+    const ok = await createFleetChannel(store, policy, { name: 'ops', type: 'chat', url: 'https://chat.example.com/hook' });
+    await expect(updateFleetChannel(store, policy, ok.id, { url })).rejects.toMatchObject({ code: 'target_refused' });
+    expect((await listFleetChannels(store))[0].urlOrigin).toBe('https://chat.example.com');
+  });
+
+  it.each(reported)('fleet: console registration %s is refused, and so is a URL change to it', async (url) => {
+    const store = memoryStore();
+    const rt = { config: loadFleetConfig({}), store, audit: new AuditChain(store, 'fleet'), masterKey: async () => key } as unknown as FleetRuntime;
+    const by = { actor: { name: 'admin', kind: 'local' }, correlationId: 'c1' } as unknown as Acting;
+    await createClient(store, { code: 'acme', name: 'Acme' } as never);
+    const before = store.items.size;
+    await expect(addConsole(rt, { clientCode: 'acme', url, token: 'a-console-token-0123456789' }, by)).rejects.toMatchObject({ status: 400, code: 'target_refused', details: { fields: { url: expect.any(String) } } });
+    expect(store.items.size).toBe(before); // no console, no audit row
+    const c = await addConsole(rt, { clientCode: 'acme', url: 'https://console.example.com', token: 'a-console-token-0123456789' }, by);
+    const current = (await listConsoles(store)).find((x) => x.id === c.id)!;
+    await expect(editConsole(rt, current, { url }, by)).rejects.toMatchObject({ code: 'target_refused' });
+    expect((await listConsoles(store)).find((x) => x.id === c.id)!.url).toBe('https://console.example.com');
+  });
+
+  it.each(reported)("console: the approval webhook %s is refused", async (url) => {
+    const store = memoryStore();
+    const rt = { config: loadConfig({}).config, store, masterKey: async () => key } as unknown as ConsoleRuntime;
+    await expect(saveChannel(rt, 'approvers', { url, secret: 's'.repeat(32), events: ['approval_requested'], enabled: true })).rejects.toMatchObject({ status: 400, code: 'target_refused' });
+    expect(await listChannels(rt)).toEqual([]);
+  });
+
+  it('the lab allow-list admits its loopback receiver, and only it', async () => {
+    const store = memoryStore();
+    const rt = { config: loadConfig({ Outbound__AllowedTargets: '127.0.0.1/32' }).config, store, masterKey: async () => key } as unknown as ConsoleRuntime;
+    expect((await saveChannel(rt, 'lab', { url: 'https://127.0.0.1:8443/hook', secret: 's'.repeat(32), events: ['approval_requested'], enabled: true })).created).toBe(true);
+    await expect(saveChannel(rt, 'lab2', { url: 'https://[::1]:8443/hook', secret: 's'.repeat(32), events: ['approval_requested'], enabled: true })).rejects.toMatchObject({ code: 'target_refused' });
+    expect(() => loadConfig({ Outbound__AllowedTargets: 'localhost' })).toThrow(/Outbound:AllowedTargets/);
+    expect(() => loadFleetConfig({ FLEET_OUTBOUND_ALLOWED_TARGETS: '10.0.0.0/8, lab.local' })).toThrow(/FLEET_OUTBOUND_ALLOWED_TARGETS/);
+    expect(loadFleetConfig({ FLEET_OUTBOUND_ALLOWED_TARGETS: '10.0.0.0/8 [fd00::1]:443' }).FLEET_OUTBOUND_ALLOWED_TARGETS).toEqual(['10.0.0.0/8', '[fd00::1]:443']);
   });
 });

@@ -13,22 +13,25 @@ import { readPollStates } from '../../../lib/fleet/poll/state';
 import { pollConsole } from '../../../lib/fleet/poll/status';
 import { consolePollView } from '../../../lib/fleet/poll/view';
 import { deliverToChannel, applyChannelInput } from '../../../lib/channels';
+import { compileAllowedTargets } from '../../../lib/outbound/https';
 import { makeTestCa } from '../../support/test-ca';
 import { ADAPTIVE_CARD_14_SUBSET } from '../../support/adaptive-card-schema';
 import { stack } from './support';
 
 // The fleet's poll against real HTTPS consoles on loopback (a test CA made here, trusted the way
 // NODE_EXTRA_CA_CERTS is: beside the system store), alert rules firing and resolving through
-// rounds kept in DynamoDB Local, and real receivers checking what each channel kind sends.
+// rounds kept in DynamoDB Local, and real receivers checking what each channel kind sends. The
+// outbound allow-list admits the loopback lab (127.0.0.1), as FLEET_OUTBOUND_ALLOWED_TARGETS does
+// in the stack.
 
 jest.setTimeout(120_000);
 
 const ca = makeTestCa('poll');
 const wrongCa = makeTestCa('wrong');
-const trust = { extraCaPem: ca.caPem };
+const trust = { extraCaPem: ca.caPem, allow: compileAllowedTargets('127.0.0.1/32') };
 const masterKey = randomBytes(32);
 const channelKey = randomBytes(32);
-const policy = { key: channelKey, aad: 'fleet-channel', secretMin: 8 };
+const policy = { key: channelKey, aad: 'fleet-channel', secretMin: 8, targets: trust };
 const H = (s: string) => createHmac('sha256', 'x').update(s).digest('hex');
 
 // ---- consoles: HTTPS servers whose behaviour a test switches
@@ -173,19 +176,24 @@ describe('one poll under the outbound rules', () => {
     expect(r.ms).toBeLessThan(11_500);
     fc.mode = 'healthy';
   });
-  it('untrusted CA, expired certificate, unknown host: refused before the token is sent, the certificate still read', async () => {
+  it('untrusted CA, expired certificate, unknown host: refused before the token is sent, one answer (connect_error); an expired certificate still read', async () => {
     const wrong = await fakeConsole(wrongCa.issue('wrong'));
     const expired = await fakeConsole(ca.issue('expired', { startdate: '20200101000000Z', enddate: '20200201000000Z' }));
     const rw = await pollConsole({ ...c, url: wrong.url }, { masterKey, trust });
-    expect(rw).toMatchObject({ ok: false, error: 'tls_error' });
-    expect(rw.cert!.subject).toContain('CN=wrong');
+    expect(rw).toMatchObject({ ok: false, error: 'connect_error' });
+    expect(rw.cert).toBeUndefined(); // the certificate of whatever answered is not passed on (issue 25)
     const re = await pollConsole({ ...c, url: expired.url }, { masterKey, trust });
-    expect(re).toMatchObject({ ok: false, error: 'tls_error', detail: 'CERT_HAS_EXPIRED' });
+    expect(re).toMatchObject({ ok: false, error: 'connect_error' });
+    expect(re).not.toHaveProperty('detail');
+    // the trusted CA's certificate for this host, out of date: read for the certificate rule (fleet spec)
     expect(re.cert!.validTo).toBe('2020-02-01T00:00:00.000Z');
     expect(wrong.hits + expired.hits).toBe(0); // no request, so no bearer token, on an unverified connection
     // the console's own CA makes the wrong-CA console trusted
     expect(await pollConsole({ ...c, url: wrong.url, ca: wrongCa.caPem }, { masterKey, trust })).toMatchObject({ ok: true });
-    expect(await pollConsole({ ...c, url: 'https://console.invalid' }, { masterKey, trust })).toMatchObject({ ok: false, error: 'dns_error' });
+    expect(await pollConsole({ ...c, url: 'https://console.invalid' }, { masterKey, trust })).toMatchObject({ ok: false, error: 'connect_error' });
+    // a loopback address outside the allow-list: the same answer, nothing reached
+    const outside = await pollConsole({ ...c, url: fc.url.replace('127.0.0.1', '127.0.0.2') }, { masterKey, trust });
+    expect(outside).toEqual({ ok: false, at: expect.any(String), ms: expect.any(Number), error: 'connect_error' });
   });
 });
 
@@ -252,7 +260,9 @@ describe('rounds: rules fire and resolve, nothing is sent twice', () => {
     expect(hist[0].deliveries.some((d) => d.name === 'off')).toBe(false);
     // the console's last poll as the dashboard reads it
     expect(await consolePollView(store, aRec.id)).toMatchObject({ polled: true, ok: true, version: '1.2.0', health: 'healthy', audit: { chain: 'ok', failedLogins24h: 25, witnessedSeq: 5 }, certificate: { subject: expect.stringContaining('CN=a') } });
-    expect(await consolePollView(store, xRec.id)).toMatchObject({ polled: true, ok: false, error: 'tls_error', detail: 'CERT_HAS_EXPIRED', consecutiveFailures: 1, version: null });
+    const xView = await consolePollView(store, xRec.id);
+    expect(xView).toMatchObject({ polled: true, ok: false, error: 'connect_error', consecutiveFailures: 1, version: null, certificate: { validTo: '2020-02-01T00:00:00.000Z' } });
+    expect(xView).not.toHaveProperty('detail');
   });
 
   it('round 2: a second consecutive failure fires console_down; active alerts are not re-sent', async () => {
