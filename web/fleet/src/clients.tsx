@@ -35,7 +35,6 @@ interface PollView {
   ok?: boolean;
   ms?: number;
   error?: string;
-  detail?: string;
   httpStatus?: number;
   consecutiveFailures?: number;
   lastSuccessAt?: string | null;
@@ -507,7 +506,7 @@ export function ConsolePage({ me, id }: { me: Me; id: string }) {
           <p className={polled.ok ? 'ok' : 'error'}>
             {polled.ok
               ? `Polled now: the console answered in ${polled.ms ?? '?'} ms${polled.version ? `, version ${polled.version}` : ''}, health ${polled.health ?? 'unknown'}.`
-              : `Polled now: the console did not answer (${polled.error}${polled.httpStatus ? ` ${polled.httpStatus}` : ''}${polled.detail ? `: ${polled.detail}` : ''}).`}
+              : `Polled now: the console did not answer (${polled.error}${polled.httpStatus ? ` ${polled.httpStatus}` : ''}).`}
           </p>
         )}
         <ErrorText error={poll.error} />
