@@ -56,7 +56,16 @@ export const networkSchema = z
   })
   .strict();
 
-export const stageParamsSchema = z.object({ network: networkSchema }).strict();
+/**
+ * The stage's audit setting: `Audit:RetentionDays` as the console reads it (0 keeps everything,
+ * otherwise at least 30). The console's functions get it as `Audit__RetentionDays`, and every
+ * function's log group (the audit stream) keeps its lines at least that long (deploy/audit-log-groups.cjs).
+ */
+export const auditParamsSchema = z
+  .object({ retentionDays: z.number().int().refine((d) => d === 0 || d >= 30, 'must be 0 (keep all) or at least 30') })
+  .strict();
+
+export const stageParamsSchema = z.object({ network: networkSchema, audit: auditParamsSchema.optional() }).strict();
 
 export type Network = z.infer<typeof networkSchema>;
 export type NetworkService = 'console' | 'password-service';
@@ -75,6 +84,28 @@ export function stageParamsFile(stage: string, env: NodeJS.ProcessEnv = process.
 
 /** The stage's network parameters, or undefined when it has no parameter file. Invalid files throw, naming the key. */
 export function readNetwork(stage: string, env: NodeJS.ProcessEnv = process.env): Network | undefined {
+  return readStageParams(stage, env)?.network;
+}
+
+/** The stage's `audit.retentionDays`, or undefined when the stage has no parameter file or no audit section. */
+export function readAuditRetentionDays(stage: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  if (LOCAL_STAGES.includes(stage)) return undefined;
+  return readStageParams(stage, env)?.audit?.retentionDays;
+}
+
+/** CloudWatch Logs' retention periods (PutRetentionPolicy accepts only these). */
+export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+
+/**
+ * A log group's retention for an audit retention: the shortest CloudWatch period that keeps the
+ * lines at least as long as the audit rows; undefined (never expire) for 0 or beyond ten years.
+ */
+export function logGroupRetentionDays(auditRetentionDays: number): number | undefined {
+  if (auditRetentionDays === 0) return undefined;
+  return LOG_RETENTION_DAYS.find((d) => d >= auditRetentionDays);
+}
+
+function readStageParams(stage: string, env: NodeJS.ProcessEnv): z.infer<typeof stageParamsSchema> | undefined {
   const file = stageParamsFile(stage, env);
   if (!fs.existsSync(file)) return undefined;
   const parsed = stageParamsSchema.safeParse(YAML.parse(fs.readFileSync(file, 'utf8')) ?? {});
@@ -84,7 +115,7 @@ export function readNetwork(stage: string, env: NodeJS.ProcessEnv = process.env)
     );
     throw new StageParamsError(`invalid stage parameters in ${path.relative(process.cwd(), file)}:\n  ${problems.join('\n  ')}`);
   }
-  return parsed.data.network;
+  return parsed.data;
 }
 
 const SECURITY_GROUP: Record<NetworkService, string> = { console: 'ConsoleSecurityGroup', 'password-service': 'PasswordServiceSecurityGroup' };

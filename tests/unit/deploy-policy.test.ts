@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LOCAL_STAGES, readNetwork, renderNetwork } from '../../deploy/network';
+import { LOCAL_STAGES, logGroupRetentionDays, readAuditRetentionDays, readNetwork, renderNetwork } from '../../deploy/network';
 import { ensurePackaged, readTemplate, ROOT, SAMPLE_STAGE, type ServiceName } from '../../deploy/package';
 import { randomBytes, createHash } from 'node:crypto';
 import { loadConfig } from '../../lib/config';
@@ -74,6 +74,8 @@ const resources = (s: Statement) => list(s.Resource).map(text);
 const like = (pattern: string, value: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`).test(value);
 
 const PASSWORD_SERVICE = `hdc-password-service-${STAGE}-passwordService`;
+/** the name of the console's ConsolePasswordClientRole, the one principal of the service's resource policy */
+const PASSWORD_CLIENT_ROLE = `hdc-console-${STAGE}-password-client`;
 const INVOKERS = ['consoleComputers', 'consoleDiagnostics', 'consoleUsers', 'consoleApprovals'].map((f) => `hdc-console-${STAGE}-${f}`);
 
 describe('the password service', () => {
@@ -99,8 +101,13 @@ describe('the password service', () => {
     );
   });
 
-  it('has no event source: nothing but an IAM-allowed invoke reaches it', () => {
-    expect(ofType(t['password-service'], 'AWS::Lambda::Permission')).toEqual([]);
+  it('has no event source, and a resource policy naming the one role that may invoke it (issue 25 #7)', () => {
+    const permissions = ofType(t['password-service'], 'AWS::Lambda::Permission');
+    expect(permissions.map(([, p]) => ({ ...p.Properties, Principal: text(p.Properties.Principal) }))).toEqual([
+      { FunctionName: { 'Fn::GetAtt': ['PasswordServiceLambdaFunction', 'Arn'] }, Action: 'lambda:InvokeFunction', Principal: `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${PASSWORD_CLIENT_ROLE}` },
+    ]);
+    // the role so named is the console's ConsolePasswordClientRole, the invokers' role
+    expect(t.console.Resources.ConsolePasswordClientRole.Properties.RoleName).toBe(PASSWORD_CLIENT_ROLE);
     expect(ofType(t['password-service'], 'AWS::Lambda::EventSourceMapping')).toEqual([]);
     expect(ofType(t['password-service'], 'AWS::Lambda::Url')).toEqual([]);
   });
@@ -282,6 +289,22 @@ describe('the console', () => {
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
       expect([table.DeletionPolicy, table.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+  it("retains every function's log group (the audit stream) with the stage's audit retention (issue 25 #7)", () => {
+    const days = readAuditRetentionDays(STAGE);
+    expect(days).toBeGreaterThanOrEqual(30);
+    const keep = logGroupRetentionDays(days!);
+    for (const service of ['console', 'password-service', 'fleet'] as const) {
+      const fns = functionsOf(t[service]);
+      const groups = ofType(t[service], 'AWS::Logs::LogGroup').filter(([, g]) => String(g.Properties.LogGroupName).startsWith('/aws/lambda/'));
+      expect(groups).toHaveLength(fns.length);
+      // the fleet plane keeps its audit chain whole: its lines never expire
+      for (const [id, g] of groups) expect([service, id, g.DeletionPolicy, g.UpdateReplacePolicy, g.Properties.RetentionInDays]).toEqual([service, id, 'Retain', 'Retain', service === 'fleet' ? undefined : keep]);
+    }
+    // the console's functions purge their audit rows after the same number of days
+    for (const [, f] of ofType(t.console, 'AWS::Lambda::Function')) expect(f.Properties.Environment.Variables.Audit__RetentionDays).toBe(String(days));
+    for (const [, f] of [...ofType(t.fleet, 'AWS::Lambda::Function'), ...ofType(t['password-service'], 'AWS::Lambda::Function')]) expect(f.Properties.Environment?.Variables?.Audit__RetentionDays).toBeUndefined();
+  });
+
     }
   });
 
@@ -434,6 +457,20 @@ describe('stage parameters', () => {
 
   it.each(LOCAL_STAGES)('never package the local stack stage %s', (stage) => {
     expect(renderWith(stage, 'package')).toThrow(/local stack/);
+  it('hold the audit retention to Audit:RetentionDays\' rule; log groups keep at least that long (0: never expire)', () => {
+    expect([0, 30, 31, 90, 100, 365, 366, 3653, 4000].map(logGroupRetentionDays)).toEqual([undefined, 30, 60, 90, 120, 365, 400, 3653, undefined]);
+    const file = path.join(os.tmpdir(), `hdc-stage-audit-${process.pid}.yml`);
+    const sample = fs.readFileSync(path.join(ROOT, 'deploy/stages/sample.yml'), 'utf8');
+    try {
+      fs.writeFileSync(file, sample.replace(/retentionDays: \d+/, 'retentionDays: 7'));
+      expect(() => readAuditRetentionDays('prod', { HDC_STAGE_PARAMS: file })).toThrow(/audit\.retentionDays: must be 0 \(keep all\) or at least 30/);
+      fs.writeFileSync(file, sample.replace(/\naudit:\n(  .*\n)+/, '\n'));
+      expect(readAuditRetentionDays('prod', { HDC_STAGE_PARAMS: file })).toBeUndefined();
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
+
     expect(renderWith(stage, 'offline')()).toEqual({ vpc: { securityGroupIds: [], subnetIds: [] }, resources: {} });
   });
 
