@@ -289,6 +289,9 @@ describe('the console', () => {
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
       expect([table.DeletionPolicy, table.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+    }
+  });
+
   it("retains every function's log group (the audit stream) with the stage's audit retention (issue 25 #7)", () => {
     const days = readAuditRetentionDays(STAGE);
     expect(days).toBeGreaterThanOrEqual(30);
@@ -303,9 +306,6 @@ describe('the console', () => {
     // the console's functions purge their audit rows after the same number of days
     for (const [, f] of ofType(t.console, 'AWS::Lambda::Function')) expect(f.Properties.Environment.Variables.Audit__RetentionDays).toBe(String(days));
     for (const [, f] of [...ofType(t.fleet, 'AWS::Lambda::Function'), ...ofType(t['password-service'], 'AWS::Lambda::Function')]) expect(f.Properties.Environment?.Variables?.Audit__RetentionDays).toBeUndefined();
-  });
-
-    }
   });
 
   it('logs API access without bodies, headers or cookies', () => {
@@ -457,6 +457,9 @@ describe('stage parameters', () => {
 
   it.each(LOCAL_STAGES)('never package the local stack stage %s', (stage) => {
     expect(renderWith(stage, 'package')).toThrow(/local stack/);
+    expect(renderWith(stage, 'offline')()).toEqual({ vpc: { securityGroupIds: [], subnetIds: [] }, resources: {} });
+  });
+
   it('hold the audit retention to Audit:RetentionDays\' rule; log groups keep at least that long (0: never expire)', () => {
     expect([0, 30, 31, 90, 100, 365, 366, 3653, 4000].map(logGroupRetentionDays)).toEqual([undefined, 30, 60, 90, 120, 365, 400, 3653, undefined]);
     const file = path.join(os.tmpdir(), `hdc-stage-audit-${process.pid}.yml`);
@@ -469,9 +472,6 @@ describe('stage parameters', () => {
     } finally {
       fs.rmSync(file, { force: true });
     }
-  });
-
-    expect(renderWith(stage, 'offline')()).toEqual({ vpc: { securityGroupIds: [], subnetIds: [] }, resources: {} });
   });
 
   it('name a wrong or unknown key', () => {
