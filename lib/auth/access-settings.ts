@@ -38,6 +38,7 @@ export async function accessSettingsView(rt: ConsoleRuntime) {
     passwordSignInAllowedByHost: rt.config.Authentication.ActiveDirectory.Enabled,
     stepUp: a.StepUp,
     adAccountClaims: a.AdAccountClaims,
+    superAdministratorsRequireRoleMapping: a.SuperAdministratorsRequireRoleMapping,
     mappings: settings?.accessMappings ?? [],
   };
 }

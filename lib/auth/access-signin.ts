@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { Directory, PrincipalFacts } from '../directory';
 import { logger } from '../log';
 import type { ConsoleRuntime } from '../runtime';
-import type { AccessMapping } from '../setup/settings';
+import type { AccessMapping, InstanceSettings } from '../setup/settings';
 import { createJwks, verifyPlatformToken, type JwksResolver, type PlatformClaims } from './platform-token';
 import { noteSignIn } from './operators';
 import { createSession, destroySession, type OperatorIdentity, type Session } from './sessions';
@@ -37,6 +37,25 @@ export function accountCandidates(claims: PlatformClaims & { sub?: string }, spe
 /** Does a mapping apply to these claims? (a role, or a trait holding the value) */
 export const mappingApplies = (m: Pick<AccessMapping, 'role' | 'trait' | 'value'>, claims: PlatformClaims) =>
   m.role !== undefined ? claims.roles.includes(m.role) : m.trait !== undefined && (claims.traits[m.trait] ?? []).includes(m.value ?? '');
+
+export const SUPER_ADMINISTRATOR_ROLE_MAPPING_REQUIRED = 'super_administrator_role_mapping_required';
+
+/**
+ * Authentication:Access:SuperAdministratorsRequireRoleMapping (issue 25): a claim that names a
+ * Super administrator's account (user name, windows_logins) is by itself no proof of that role;
+ * with the setting on, such a sign-in also needs a platform role that an access mapping names.
+ * Off (the default), the spec's resolution stands: the claims alone sign the account in.
+ */
+export function superAdministratorMayUsePlatform(
+  settings: Pick<InstanceSettings, 'superAdministrators' | 'accessMappings'>,
+  access: Pick<Config['Authentication']['Access'], 'SuperAdministratorsRequireRoleMapping'>,
+  guid: string,
+  claims: PlatformClaims,
+): boolean {
+  if (!access.SuperAdministratorsRequireRoleMapping) return true;
+  if (!settings.superAdministrators.some((g) => g.toLowerCase() === guid.toLowerCase())) return true;
+  return (settings.accessMappings ?? []).some((m) => m.role !== undefined && claims.roles.includes(m.role));
+}
 
 /** Access-platform sign-in is configured on this host (a JWKS URL). */
 export const accessSignInConfigured = (config: Config) => !!config.Authentication.Access.JwksUrl;
@@ -104,6 +123,10 @@ export async function accessSignIn(
     platform,
   };
   const who = { id: account.guid, name: account.samAccountName };
+  if (!superAdministratorMayUsePlatform(settings, access, account.guid, claims)) {
+    await audit('denied', SUPER_ADMINISTRATOR_ROLE_MAPPING_REQUIRED, who, { platform });
+    throw forbidden(SUPER_ADMINISTRATOR_ROLE_MAPPING_REQUIRED);
+  }
   if (!hasAnyRole(await operatorRights(rt.store, settings, operator))) {
     await audit('denied', 'no_role', who, { platform });
     throw forbidden('no_console_role');

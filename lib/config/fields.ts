@@ -122,6 +122,9 @@ export const configSchema = z.object({
           Issuer: optionalText,
           Audience: optionalText,
           Header: z._default(z.string().check(z.trim(), z.toLowerCase(), z.minLength(1)), 'teleport-jwt-assertion'),
+          // ours (issue 25): a Super administrator signs in through the platform only with a platform
+          // role that an access mapping names; off by default (the spec's claim resolution alone)
+          SuperAdministratorsRequireRoleMapping: bool(false),
         }),
         {},
       ),

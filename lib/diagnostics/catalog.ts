@@ -44,6 +44,19 @@ export const CHECKS = {
     severity: 'warning',
     remedy: 'Operators holding a role have not enrolled an authenticator yet (details.count, details.operators): they enrol at their next sign-in; remove the roles of those who no longer need them.',
   },
+  // ---- sign-in through the access platform (issue 25): a claim names the directory account
+  access_claim_reaches_super_administrator: {
+    section: 'signin',
+    severity: 'warning',
+    remedy:
+      'Access-platform sign-in is on, and a platform identity whose claims (details.claims: user name, windows_logins) name a Super administrator\'s account (details.accounts) signs in as that Super administrator, and that sign-in counts as the step-up, without the account\'s authenticator. Set Authentication:Access:SuperAdministratorsRequireRoleMapping=true and map the platform role your Super administrators hold (Settings > Access platform), or make sure nobody can set those claims on the platform.',
+  },
+  access_claim_reaches_protected_account: {
+    section: 'signin',
+    severity: 'warning',
+    remedy:
+      'Access-platform sign-in is on, and accounts holding a console role are protected in the directory (adminCount=1, details.accounts): any platform identity whose claims name them signs in as them. Give those people a separate, unprivileged account for the console, or restrict who may set the claims (details.claims) on the platform.',
+  },
   // ---- delegation export (Versioning 4)
   delegation_export_current: { section: 'delegation', severity: 'ok', remedy: 'Nothing to do: the directory holds every right the current delegations need (write account and LAPS account).' },
   delegation_export_out_of_date: {

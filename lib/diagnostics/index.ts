@@ -1,3 +1,4 @@
+import { accessSignInConfigured } from '../auth/access-signin';
 import { hasAuthenticator } from '../auth/operators';
 import { listDelegations } from '../authz/rights';
 import { escapeFilterValue, UAC, type Directory } from '../directory';
@@ -39,16 +40,17 @@ export async function runDiagnostics(rt: ConsoleRuntime, sources: DiagnosticsSou
   const now = (sources.now ?? Date.now)();
   const dir = await rt.directory();
 
-  const [directory, signin, delegation, laps] = await Promise.all([
+  const [directory, signin, accessClaims, delegation, laps] = await Promise.all([
     directoryChecks(rt, s, now),
     signinChecks(rt, s, dir),
+    accessClaimChecks(rt, s, dir),
     delegationExportCheck(rt.store, s, dir),
     lapsDiagnostics(rt).catch(() => ({ checks: ['laps_service_unreachable'], scopes: [] })),
   ]);
   const lapsChecks = laps.checks.map((code) => check(code));
   // the pin belongs to the connection; the service reports it with its LAPS answer
   const pin = lapsChecks.filter((c) => c.code === 'trust_not_pinned');
-  const checks = [...directory, ...pin, ...signin, ...(delegation ? [check(delegation.code, delegation.details)] : []), ...lapsChecks.filter((c) => c.code !== 'trust_not_pinned')];
+  const checks = [...directory, ...pin, ...signin, ...accessClaims, ...(delegation ? [check(delegation.code, delegation.details)] : []), ...lapsChecks.filter((c) => c.code !== 'trust_not_pinned')];
   const lapsScopes = laps.scopes.map((sc) => ({ scope: sc.scope, ...(sc.sample ? { sample: sc.sample } : {}), checks: sc.checks.map((code) => check(code, { scope: sc.scope })) }));
   const all = [...checks, ...lapsScopes.flatMap((x) => x.checks)];
   return {
@@ -87,25 +89,57 @@ async function signinChecks(rt: ConsoleRuntime, s: InstanceSettings, dir: Direct
   if (s.stepUpMode === 'none') return [check('step_up_disabled')];
   const operators = await operatorsHoldingARole(rt, s, dir);
   const pending: string[] = [];
-  for (const [guid, name] of operators) if (!(await hasAuthenticator(rt.store, guid))) pending.push(name);
+  for (const [guid, { name }] of operators) if (!(await hasAuthenticator(rt.store, guid))) pending.push(name);
   if (!pending.length) return [];
   pending.sort((a, b) => a.localeCompare(b));
   return [check('signin_enrolment_pending', { count: pending.length, operators: pending.slice(0, MAX_NAMED), ...(pending.length > MAX_NAMED ? { truncated: true } : {}) })];
 }
 
 /**
- * Directory accounts that hold a console role: the Super administrators, the users a delegation
- * names, the enabled users in a delegation's groups (nested too). GUID → name.
+ * Who a platform claim can become (issue 25): with access-platform sign-in on, the claims name the
+ * directory account (Authentication:Access:AdAccountClaims). Warns when that reaches a Super
+ * administrator (unless a mapped platform role is required for them) or an account holding a
+ * console role that the directory protects (adminCount=1).
  */
-async function operatorsHoldingARole(rt: ConsoleRuntime, s: InstanceSettings, dir: Directory): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const add = (guid: string, name: string) => out.set(guid.toLowerCase(), name);
+async function accessClaimChecks(rt: ConsoleRuntime, s: InstanceSettings, dir: Directory): Promise<Check[]> {
+  const access = rt.config.Authentication.Access;
+  if (!accessSignInConfigured(rt.config)) return [];
+  const out: Check[] = [];
+  const named = (names: string[]) => {
+    const sorted = [...new Set(names)].sort((a, b) => a.localeCompare(b));
+    return { count: sorted.length, accounts: sorted.slice(0, MAX_NAMED), ...(sorted.length > MAX_NAMED ? { truncated: true } : {}), claims: access.AdAccountClaims };
+  };
+  const supers: string[] = [];
+  for (const guid of s.superAdministrators) {
+    const dn = await dir.dnOfGuid(guid).catch(() => undefined);
+    const facts = dn ? await dir.principalFacts(dn).catch(() => undefined) : undefined;
+    supers.push(facts?.samAccountName ?? guid);
+  }
+  if (supers.length && !access.SuperAdministratorsRequireRoleMapping) out.push(check('access_claim_reaches_super_administrator', named(supers)));
+  const protectedOnes = [...(await operatorsHoldingARole(rt, s, dir, { adminCount: true })).values()].filter((o) => o.adminCount).map((o) => o.name);
+  if (protectedOnes.length) out.push(check('access_claim_reaches_protected_account', named(protectedOnes)));
+  return out;
+}
+
+/**
+ * Directory accounts that hold a console role: the Super administrators, the users a delegation
+ * names, the enabled users in a delegation's groups (nested too). GUID → name, and with
+ * `adminCount` whether the directory protects the account (adminCount=1).
+ */
+async function operatorsHoldingARole(rt: ConsoleRuntime, s: InstanceSettings, dir: Directory, opts: { adminCount?: boolean } = {}): Promise<Map<string, { name: string; adminCount?: boolean }>> {
+  const out = new Map<string, { name: string; adminCount?: boolean }>();
+  const add = (guid: string, name: string, adminCount?: boolean) => out.set(guid.toLowerCase(), { name, ...(adminCount ? { adminCount } : {}) });
+  const factsOf = async (guid: string) => {
+    const dn = await dir.dnOfGuid(guid).catch(() => undefined);
+    return dn ? await dir.principalFacts(dn).catch(() => undefined) : undefined;
+  };
   for (const guid of s.superAdministrators) add(guid, guid);
   const delegations = await listDelegations(rt.store);
   for (const d of delegations) {
     for (const a of d.assignees) {
       if (a.kind === 'user') {
-        add(a.guid, a.name);
+        const facts = opts.adminCount ? await factsOf(a.guid) : undefined;
+        add(a.guid, a.name, facts ? facts.adminCount === 1 : undefined);
         continue;
       }
       const dn = await dir.dnOfGuid(a.guid);
@@ -113,20 +147,19 @@ async function operatorsHoldingARole(rt: ConsoleRuntime, s: InstanceSettings, di
       const members = await dir.search({
         base: s.baseDn,
         filter: `(&(objectCategory=person)(objectClass=user)(memberOf:1.2.840.113556.1.4.1941:=${escapeFilterValue(dn)}))`,
-        attributes: ['objectGUID', 'sAMAccountName', 'userAccountControl'],
+        attributes: ['objectGUID', 'sAMAccountName', 'userAccountControl', 'adminCount'],
         max: rt.config.Directory.MaxResults,
       });
       for (const m of members.entries) {
         if ((m.userAccountControl ?? 0) & UAC.ACCOUNTDISABLE) continue;
-        add(m.guid, String([m.attributes.sAMAccountName].flat()[0] ?? m.guid));
+        add(m.guid, String([m.attributes.sAMAccountName].flat()[0] ?? m.guid), String([m.attributes.adminCount].flat()[0] ?? '0') === '1');
       }
     }
   }
   // Super administrators by name where the directory knows them
   for (const guid of s.superAdministrators) {
-    const dn = await dir.dnOfGuid(guid).catch(() => undefined);
-    const facts = dn ? await dir.principalFacts(dn).catch(() => undefined) : undefined;
-    if (facts) add(guid, facts.samAccountName);
+    const facts = await factsOf(guid);
+    if (facts) add(guid, facts.samAccountName, facts.adminCount === 1);
   }
   return out;
 }

@@ -195,6 +195,50 @@ describe("the operator's own accounts and the mapped groups are protected", () =
   });
 });
 
+describe('a Super administrator through a platform claim (issue 25 #8)', () => {
+  it('by default: windows_logins=[op-super] or the user name CORP\\op-super, no platform role, signs in as that Super administrator and is the step-up', async () => {
+    for (const token of [await mintConsoleToken('ap-nobody', { roles: [], traits: { windows_logins: ['op-super'] } }), await mintConsoleToken('CORP\\op-super', { roles: [], traits: {} })]) {
+      const { client, status, body } = await accessSignIn(token);
+      expect([status, body.operator?.username]).toEqual([200, 'op-super']);
+      const reauth = await client.post('/api/auth/reauth', { code: '123456' });
+      expect([reauth.status, reauth.body.proof]).toEqual([200, 'access']);
+    }
+  });
+
+  it('Authentication:Access:SuperAdministratorsRequireRoleMapping=true: refused without a mapped platform role (403, audited, no session); with one it signs in', async () => {
+    const rt = createRuntime({ env: { ...process.env, ...consoleEnvironment(stack), HDC_Authentication__Access__SuperAdministratorsRequireRoleMapping: 'true', NODE_EXTRA_CA_CERTS: stack.directory.caFile }, store });
+    const signInWith = async (token: string) => {
+      const pre = newClient();
+      await pre.antiforgery();
+      const res = await createHttpHandler(authRoutes, () => rt)({
+        rawPath: '/api/auth/access',
+        headers: { cookie: `__Host-hdc=${pre.cookie('__Host-hdc')}`, 'x-csrf-token': pre.csrf!, 'content-type': 'application/json', [HEADER]: token },
+        body: '{}',
+        requestContext: { http: { method: 'POST', sourceIp: '127.0.0.1' } },
+      } as unknown as APIGatewayProxyEventV2);
+      return { status: res.statusCode, body: JSON.parse(res.body!), cookies: ((res as { cookies?: string[] }).cookies ?? []).join(';') };
+    };
+    const mark = await auditMark();
+    const refused = await signInWith(await mintConsoleToken('ap-nobody', { roles: [], traits: { windows_logins: ['op-super'] } }));
+    expect([refused.status, refused.body]).toEqual([403, { code: 'super_administrator_role_mapping_required' }]);
+    expect(refused.cookies).not.toContain('__Host-hdc=');
+    const rows = (await auditSince(mark)).filter((x) => x.event === 'auth.login');
+    expect(rows.map((x) => [x.outcome, x.reason, x.actor.name])).toEqual([['denied', 'super_administrator_role_mapping_required', 'op-super']]);
+    // an unmapped platform role is not enough either; other operators are not concerned
+    expect((await signInWith(await mintConsoleToken('ap-nobody', { roles: ['hdc-super'], traits: { windows_logins: ['op-super'] } }))).status).toBe(403);
+    expect((await signInWith(await mintConsoleToken('ap-oscar'))).status).toBe(200);
+    const admin = await steppedUp('op-super');
+    try {
+      expect((await admin.put('/api/settings/access/mappings', { mappings: [{ role: 'hdc-super', group: group('GG-Approvers').sid }] })).status).toBe(200);
+      const ok = await signInWith(await mintConsoleToken('ap-nobody', { roles: ['hdc-super'], traits: { windows_logins: ['op-super'] } }));
+      expect([ok.status, ok.body.operator.username]).toEqual([200, 'op-super']);
+      expect((await admin.get('/api/settings/access')).body.superAdministratorsRequireRoleMapping).toBe(false); // the stack's own setting
+    } finally {
+      expect((await admin.put('/api/settings/access/mappings', { mappings: [] })).status).toBe(200);
+    }
+  });
+});
+
 describe('the access-platform only mode', () => {
   const env = { ...process.env, ...consoleEnvironment(stack) };
   afterAll(async () => {

@@ -3,6 +3,9 @@ import type { InstanceSettings } from '../../lib/setup/settings';
 import { getRecord, putRecord } from '../../lib/store/records';
 import { resetAuthenticator } from '../../lib/auth/operators';
 import { seedDirectory } from '../../local/seed-app';
+import { consoleEnvironment } from '../../functions/admin/cli';
+import { runDiagnostics } from '../../lib/diagnostics';
+import { createRuntime } from '../../lib/runtime';
 import { auditMark, auditSince, lapsCanaries, seedUser, signedIn, stack, store } from '../support/stack';
 
 describe('LAPS diagnostics', () => {
@@ -103,6 +106,29 @@ describe('diagnostics, complete (GET /api/diagnostics)', () => {
         },
       );
     }
+  });
+
+  it('warns when a platform claim reaches a Super administrator or a protected account (issue 25 #8); the role-mapping setting silences the first', async () => {
+    const c = await signedIn('op-super');
+    const r = await c.get('/api/diagnostics');
+    // the stack signs in through the access platform (JWKS set), AdAccountClaims by default
+    expect(find(r, 'access_claim_reaches_super_administrator')).toMatchObject({ section: 'signin', severity: 'warning', details: { accounts: ['op-super'], claims: 'username,trait:windows_logins' } });
+    expect(codes(r)).not.toContain('access_claim_reaches_protected_account');
+    // a protected account (adminCount=1) holding a console role
+    const adam = seedUser('admin-adam');
+    await withSettings(
+      (s) => ({ ...s, superAdministrators: [...s.superAdministrators, adam.guid] }),
+      async () => {
+        const w = await c.get('/api/diagnostics');
+        expect(find(w, 'access_claim_reaches_protected_account')).toMatchObject({ severity: 'warning', details: { accounts: ['admin-adam'] } });
+        expect(find(w, 'access_claim_reaches_super_administrator').details.accounts).toEqual(['admin-adam', 'op-super']);
+      },
+    );
+    // Authentication:Access:SuperAdministratorsRequireRoleMapping=true: no Super administrator warning
+    const rt = createRuntime({ env: { ...process.env, ...consoleEnvironment(stack), HDC_Authentication__Access__SuperAdministratorsRequireRoleMapping: 'true', Helpdesk__Enabled: 'true', NODE_EXTRA_CA_CERTS: stack.directory.caFile }, store });
+    const on = await runDiagnostics(rt);
+    expect(on.checks.map((x) => x.code)).not.toContain('access_claim_reaches_super_administrator');
+    expect(on.checks.map((x) => x.code)).toContain('dc_ok');
   });
 
   it("reports the delegation export out of date exactly when the export's own status says the directory lacks a right", async () => {

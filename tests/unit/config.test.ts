@@ -11,7 +11,7 @@ describe('configuration loader', () => {
     expect(config.PasswordService).toMatchObject({ MaxLapsReadsPerTarget: 5, RateWindow: 600 });
     expect(config.Approvals.CheckInterval).toBe(300);
     expect(config.Audit.RetentionDays).toBe(0);
-    expect(config.Authentication.Access).toEqual({ StepUp: 'Session', AdAccountClaims: 'username,trait:windows_logins', Header: 'teleport-jwt-assertion' });
+    expect(config.Authentication.Access).toEqual({ StepUp: 'Session', AdAccountClaims: 'username,trait:windows_logins', Header: 'teleport-jwt-assertion', SuperAdministratorsRequireRoleMapping: false });
     expect(config.Authentication.ActiveDirectory.Enabled).toBe(true);
     expect(config.Database.AutoMigrate).toBe(true);
   });
