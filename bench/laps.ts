@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Client } from 'ldapts';
-import { BatchGetCommand, DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { bundleProcess } from '../containers/build';
 import { loadConfig } from '../lib/config';
 import { lapsWindow } from '../lib/password-service/service-side/service';
 import { windowKey } from '../lib/store/window';
-import { createStore } from '../lib/store';
+import { storeOfEnvironment } from '../lib/store';
 import * as OTPAuth from 'otpauth';
 import { ConsoleClient } from '../local/console-client';
 import { environOfRecorded, RUN_DIR } from '../local/processes';
@@ -68,7 +67,7 @@ async function startGateways(): Promise<{ url: string; logs: { console: string; 
   const bundle = (name: string, role: string) => bundleProcess(name, path.join(GATEWAY_DIR, role), path.join(GATEWAY_DIR, `${role}.js`), path.resolve(__dirname, '..'));
   await bundle('hdc-console', 'console');
   await bundle('hdc-password-service', 'password-service');
-  const common = { HDC_LISTEN: '127.0.0.1', HDC_TABLE: stack.tableName, HDC_SCHEDULER: 'off', HDC_CREATE_TABLE: 'false' };
+  const common = { HDC_LISTEN: '127.0.0.1', HDC_SCHEDULER: 'off', HDC_CREATE_TABLE: 'false' };
   const logs = { console: path.join(GATEWAY_DIR, 'console.log'), service: path.join(GATEWAY_DIR, 'password-service.log') };
   // BENCH_CPU_PROFILE=1: each process writes a V8 CPU profile into GATEWAY_DIR when it stops
   const profile = process.env.BENCH_CPU_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${GATEWAY_DIR}`] : [];
@@ -149,11 +148,11 @@ async function main() {
   const targets = stack.directory.computers.filter((x) => ['WS-STD-01', 'WS-STD-05', 'WS-VIP-01', 'WS-BR-01'].includes(x.name));
   const laps = stack.directory.technicalAccounts.laps;
   const ca = fs.readFileSync(stack.directory.caFile);
-  const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
+  const store = storeOfEnvironment(stack.stores.console);
   const config = loadConfig({}).config;
   // the rate window allows 5 operations per computer per 10 minutes: the bench empties the
   // windows of its own targets (on this local stack only) so both paths measure as many rounds as asked
-  const clearWindows = () => Promise.all(targets.map((t) => store.documentClient.send(new DeleteCommand({ TableName: stack.tableName, Key: windowKey(lapsWindow(config, t.guid)) }))));
+  const clearWindows = () => Promise.all(targets.map((t) => store.delete({ Key: windowKey(lapsWindow(config, t.guid)) })));
 
   /**
    * DynamoDB Local's JVM JIT-compiles for its first thousand or so requests of a kind: until then
@@ -167,8 +166,8 @@ async function main() {
    */
   async function warmStore(): Promise<number> {
     const keys = [{ pk: 'BENCH#warm', sk: 'a' }, { pk: 'BENCH#warm', sk: 'b' }];
-    const TableName = stack.tableName;
-    const clear = () => Promise.all(keys.map((Key) => store.documentClient.send(new DeleteCommand({ TableName, Key }))));
+    const TableName = store.tableName;
+    const clear = () => Promise.all(keys.map((Key) => store.delete({ TableName, Key })));
     await clear(); // an interrupted run's items would fail the conditions below
     const jvm = () => cpuByGroup({})['DynamoDB Local (JVM)'] ?? 0;
     let n = 0;
@@ -180,16 +179,12 @@ async function main() {
       const before = jvm();
       for (let i = 0; i < STORE_WARMUP_BATCH; i++) {
         n++;
-        await store.documentClient.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: keys, ConsistentRead: true } } }));
-        await store.documentClient.send(
-          new TransactWriteCommand({
-            TransactItems: [
+        await store.batchGet(keys);
+        await store.transactWrite([
               { Put: { TableName, Item: { ...keys[0], n, body: { text: 'x'.repeat(400) } }, ConditionExpression: 'attribute_not_exists(pk) OR n < :n', ExpressionAttributeValues: { ':n': n } } },
               { Update: { TableName, Key: keys[1], UpdateExpression: 'SET #d = :d ADD #v :one', ConditionExpression: 'attribute_not_exists(pk) OR #v < :n', ExpressionAttributeNames: { '#d': 'data', '#v': 'version' }, ExpressionAttributeValues: { ':d': { entries: [[n, 'x']] }, ':one': 1, ':n': n } } },
               { ConditionCheck: { TableName, Key: { pk: 'BENCH#warm', sk: 'none' }, ConditionExpression: 'attribute_not_exists(pk)' } },
-            ],
-          }),
-        );
+            ]);
       }
       const perRound = (jvm() - before) / STORE_WARMUP_BATCH;
       costs.push(perRound.toFixed(1));
@@ -242,14 +237,10 @@ async function main() {
 
         t0 = performance.now();
         const id = `${label}-${round}-${t.name}-${Date.now()}`;
-        await store.documentClient.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `row#${id}` }, ConditionExpression: 'attribute_not_exists(pk)' } },
-              { Put: { TableName: stack.tableName, Item: { pk: 'BENCH#laps', sk: `head#${id}` } } },
-            ],
-          }),
-        );
+        await store.transactWrite([
+              { Put: { TableName: store.tableName, Item: { pk: 'BENCH#laps', sk: `row#${id}` }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName: store.tableName, Item: { pk: 'BENCH#laps', sk: `head#${id}` } } },
+            ]);
         out.storeWrite.push(performance.now() - t0);
       }
     }

@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createStore, ensureTable } from '../lib/store';
+import { storeOfEnvironment } from '../lib/store';
 import { callPasswordService } from '../lib/password-service/console-side/client';
 import { DATA_DIR, dynamoLocalDir, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from './processes';
 import { seedConsole, type DirectorySeed, type StackAccount } from './seed-app';
@@ -12,7 +11,8 @@ import { buildWeb, WEB_DIST } from './web';
 import { linkLocalConsole, stopConsoleLink } from './fleet/console-link';
 import { ACCESS_OPERATORS, consoleAccessConfig, type AccessOperator } from './access-platform';
 
-// The local stack: the two Samba DCs (local/directory), DynamoDB Local, serverless-offline with
+// The local stack: the two Samba DCs (local/directory), the store (SQLite files by default, kept
+// under local/.data/store; HDC_STORE=dynamodb: DynamoDB Local in memory), serverless-offline with
 // every console function (and their schedules), the password service as its own serverless-offline
 // process with only its own environment (serverless.password-service.yml), the fleet plane; then
 // setup and seed data. Every process is stopped by its recorded PID.
@@ -33,8 +33,12 @@ export interface StackInfo {
   passwordServiceEndpoint: string;
   /** PIDs of the serverless-offline processes (their environments are what each side holds) */
   pids: { console: number; passwordService: number };
-  dynamodbEndpoint: string;
-  tableName: string;
+  /** which store runs (HDC_STORE: sqlite, the default, or dynamodb) */
+  storeKind: 'sqlite' | 'dynamodb';
+  /** the environment that names each service's store (HDC_SQLITE_FILE, or DYNAMODB_ENDPOINT and the table) */
+  stores: { console: StoreEnv; passwordService: StoreEnv; fleet: StoreEnv };
+  /** DynamoDB Local's endpoint (HDC_STORE=dynamodb only) */
+  dynamodbEndpoint?: string;
   masterKeyFile: string;
   linkKeyFile: string;
   passwordServiceFunction: string;
@@ -51,6 +55,31 @@ export interface StackInfo {
   fleetAdmin: { username: string; password: string };
   fleetClients: string[];
   fleet: FleetStackInfo;
+}
+
+export type StoreEnv = Record<string, string>;
+
+/**
+ * The store of each service. SQLite: a file each (the console cannot read the password service's
+ * rows, nor the fleet the console's); the test profile starts from empty files, the dev profile
+ * keeps its files across restarts. DynamoDB Local (HDC_STORE=dynamodb, the AWS parity path): in
+ * memory, the console and its password service sharing a table as in AWS, the fleet its own.
+ */
+function storeEnvironments(profile: 'dev' | 'test', kind: 'sqlite' | 'dynamodb', dynamodbEndpoint: string): StackInfo['stores'] {
+  if (kind === 'dynamodb') {
+    const table = profile === 'dev' ? 'hdc-local' : 'hdc-test';
+    const stage = profile === 'dev' ? 'local' : 'test';
+    return {
+      console: { DYNAMODB_ENDPOINT: dynamodbEndpoint, HDC_TABLE: table },
+      passwordService: { DYNAMODB_ENDPOINT: dynamodbEndpoint, HDC_TABLE: table },
+      fleet: { DYNAMODB_ENDPOINT: dynamodbEndpoint, FLEET_TABLE: `hdc-fleet-${stage}` },
+    };
+  }
+  const dir = path.join(DATA_DIR, 'store', profile);
+  if (profile === 'test') fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = (name: string) => ({ HDC_SQLITE_FILE: path.join(dir, `${name}.sqlite`) });
+  return { console: file('console'), passwordService: file('password-service'), fleet: file('fleet') };
 }
 
 const PORTS = {
@@ -115,19 +144,24 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   const resetFile = path.join(DATA_DIR, 'secrets/reset.password');
   fs.writeFileSync(resetFile, directory.technicalAccounts.reset.password, { mode: 0o600 });
 
-  ensureJava();
   await buildWeb();
-  const jar = dynamoLocalDir();
-  log(`DynamoDB Local on 127.0.0.1:${ports.dynamodb} (in memory)`);
-  startProcess(`${opts.profile}-dynamodb`, 'java', [`-Djava.library.path=${jar}/DynamoDBLocal_lib`, '-jar', `${jar}/DynamoDBLocal.jar`, '-inMemory', '-port', String(ports.dynamodb)], process.env);
+  const storeKind = process.env.HDC_STORE === 'dynamodb' ? 'dynamodb' : 'sqlite';
   const dynamodbEndpoint = `http://127.0.0.1:${ports.dynamodb}`;
-  const tableName = opts.profile === 'dev' ? 'hdc-local' : 'hdc-test';
-  const store = createStore({ endpoint: dynamodbEndpoint, tableName });
-  await waitFor('DynamoDB Local', async () => {
-    await store.documentClient.send(new ListTablesCommand({}));
-    return true;
-  }, 30000);
-  await ensureTable(store);
+  const stores = storeEnvironments(opts.profile, storeKind, dynamodbEndpoint);
+  const store = storeOfEnvironment(stores.console);
+  if (storeKind === 'dynamodb') {
+    // DynamoDB Local: a test tool (its licence forbids shipping it), the AWS parity path
+    ensureJava();
+    const jar = dynamoLocalDir();
+    log(`store: DynamoDB Local on 127.0.0.1:${ports.dynamodb} (in memory)`);
+    startProcess(`${opts.profile}-dynamodb`, 'java', [`-Djava.library.path=${jar}/DynamoDBLocal_lib`, '-jar', `${jar}/DynamoDBLocal.jar`, '-inMemory', '-port', String(ports.dynamodb)], process.env);
+    await waitFor('DynamoDB Local', async () => {
+      await store.ensure();
+      return true;
+    }, 30000);
+  } else {
+    log(`store: SQLite files under ${path.relative(ROOT, path.dirname(stores.console.HDC_SQLITE_FILE))}${opts.profile === 'dev' ? ' (kept across restarts)' : ''}`);
+  }
 
   const consoleUrl = `http://127.0.0.1:${ports.http}`;
   const backupFolder = path.join(RUN_DIR, 'backups', opts.profile);
@@ -138,7 +172,6 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   const passwordServiceFunction = `hdc-password-service-${stage}-passwordService`;
   const common = {
     ...withoutServiceSecrets(process.env),
-    DYNAMODB_ENDPOINT: dynamodbEndpoint,
     HDC_LINK_KEY_FILE: linkFile,
     HDC_ENVIRONMENT: 'Development',
     ...PROFILE_CONFIG[opts.profile],
@@ -157,6 +190,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     HDC_RESET_UPN: directory.technicalAccounts.reset.upn,
     HDC_RESET_PASSWORD_FILE: resetFile,
     HDC_PWD_DOMAIN: directory.domain,
+    ...stores.passwordService,
   };
   // the console's process: its master key, and the password service only as an endpoint to invoke
   const env = {
@@ -173,6 +207,7 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     Database__BackupFolder: backupFolder,
     // sign-in through the access platform: the dev issuer the fleet plane also trusts
     ...consoleAccessConfig(opts.profile),
+    ...stores.console,
   };
   log(`serverless-offline: password service (its own process) on Lambda ${passwordServiceEndpoint}`);
   const service = startProcess(
@@ -206,17 +241,18 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   const pin = await callPasswordService({ op: 'pin' }, { ...env, HDC_PASSWORD_SERVICE_FUNCTION: passwordServiceFunction });
   if (!pin.ok) throw new Error(`pinning the password service failed: ${pin.code}`);
   log('fleet plane (serverless.fleet.yml)');
-  const fleet = await startFleet({ profile: opts.profile, dynamodbEndpoint, masterKeyFile: keyFile, extraCaFile: directory.caFile });
+  const fleet = await startFleet({ profile: opts.profile, storeEnv: stores.fleet, masterKeyFile: keyFile, extraCaFile: directory.caFile });
   // npm start: the fleet polls this console (the test profile keeps its fleet table to the tests)
-  if (opts.profile === 'dev') fleet.consoles.push({ ...(await linkLocalConsole({ consoleUrl, consoleStore: store, caFile: directory.caFile, fleetDynamo: dynamodbEndpoint, fleetTable: fleet.tableName, masterKey })), clientCode: 'acme' });
+  if (opts.profile === 'dev') fleet.consoles.push({ ...(await linkLocalConsole({ consoleUrl, consoleStore: store, caFile: directory.caFile, fleetStore: stores.fleet, masterKey })), clientCode: 'acme' });
   const info: StackInfo = {
     consoleUrl,
     consoleWebUrl,
     lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
     passwordServiceEndpoint,
     pids: { console: consoleProcess.pid!, passwordService: service.pid! },
-    dynamodbEndpoint,
-    tableName,
+    storeKind,
+    stores,
+    ...(storeKind === 'dynamodb' ? { dynamodbEndpoint } : {}),
     masterKeyFile: keyFile,
     linkKeyFile: linkFile,
     passwordServiceFunction,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { log } from './processes';
 import { startStack, stackFile, stopStack } from './stack';
 
@@ -25,7 +26,7 @@ async function main() {
   Fleet (web)      ${info.fleetWebUrl}   <- the fleet dashboard
   Fleet plane      ${info.fleetUrl}   (local administrator ${info.fleetAdmin.username} / ${info.fleetAdmin.password}; clients ${info.fleetClients.join(', ')};
                    access-platform token: npm run -s fleet:token -- <user> <role>...)
-  DynamoDB Local   ${info.dynamodbEndpoint}   table ${info.tableName}
+  Store            ${info.storeKind === 'sqlite' ? `SQLite files ${path.dirname(info.stores.console.HDC_SQLITE_FILE)} (kept across restarts; HDC_STORE=dynamodb npm start: DynamoDB Local)` : `DynamoDB Local ${info.dynamodbEndpoint} (in memory)`}
   Directory        ${info.directory.dcs.map((d) => `${d.name} ${d.url}`).join(', ')}   (domain ${info.directory.domain})
   Stack file       ${stackFile('dev')}
 

@@ -13,17 +13,16 @@ import { setAccessOnly } from '../../lib/auth/access-only';
 import { readSchema, runMigrations, SCHEMA_VERSION } from '../../lib/migrations';
 import { backupDatabase, restoreDatabase } from '../../lib/admin/database';
 import { recordMigration } from '../../lib/migrations/startup';
-import { createStore } from '../../lib/store';
+import { storeOfEnvironment } from '../../lib/store';
 
-// The administrative command line (console spec, Command-line operations). Locally, without
-// DYNAMODB_ENDPOINT set, it talks to the stack `npm start` runs (local/.run/stack.json).
+// The administrative command line (console spec, Command-line operations). Locally, without a
+// store named in its environment, it talks to the stack `npm start` runs (local/.run/stack.json).
 // Exit codes: 0 done; 1 refused or failed (nothing changed unless the message says so); 2 usage.
 /** How the CLI reaches a running local stack's console (the stack file's endpoints, table and key files). */
-export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: string; masterKeyFile: string; linkKeyFile: string; passwordServiceEndpoint: string; passwordServiceFunction: string; backupFolder?: string }) {
+export function consoleEnvironment(info: { stores: { console: Record<string, string> }; masterKeyFile: string; linkKeyFile: string; passwordServiceEndpoint: string; passwordServiceFunction: string; backupFolder?: string }) {
   return {
     ...(info.backupFolder ? { Database__BackupFolder: info.backupFolder } : {}),
-    DYNAMODB_ENDPOINT: info.dynamodbEndpoint,
-    HDC_TABLE: info.tableName,
+    ...info.stores.console,
     HDC_MASTER_KEY_FILE: info.masterKeyFile,
     HDC_LINK_KEY_FILE: info.linkKeyFile,
     HDC_LAMBDA_ENDPOINT: info.passwordServiceEndpoint,
@@ -33,7 +32,7 @@ export function consoleEnvironment(info: { dynamodbEndpoint: string; tableName: 
 
 function environment(): NodeJS.ProcessEnv {
   const stackFile = path.resolve(__dirname, '../../local/.run/stack.json');
-  if (process.env.DYNAMODB_ENDPOINT || process.env.HDC_MASTER_KEY_SECRET_ID || !fs.existsSync(stackFile)) return process.env;
+  if (process.env.DYNAMODB_ENDPOINT || process.env.HDC_SQLITE_FILE || process.env.HDC_MASTER_KEY_SECRET_ID || !fs.existsSync(stackFile)) return process.env;
   const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8'));
   return { ...process.env, ...consoleEnvironment(stack) };
 }
@@ -43,7 +42,7 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
   if (!command || command === 'help' || command === '--help' || command === '-h') return { code: command ? 0 : 2, out: USAGE };
   if (!COMMANDS[command]) return { code: 2, out: `unknown command '${command}'\n${USAGE}` };
   if (args.includes('--help') || args.includes('-h')) return { code: 0, out: helpOf(command) };
-  const rt = createRuntime({ env, store: createStore({ endpoint: env.DYNAMODB_ENDPOINT, tableName: env.HDC_TABLE }) });
+  const rt = createRuntime({ env, store: storeOfEnvironment(env) });
   const actor = { name: 'admin-cli', provider: 'cli' };
   switch (command) {
     case 'setup-token': {

@@ -40,14 +40,11 @@ function healthRuntime(): HealthRuntime {
   if (singleton) return singleton;
   const { config, warnings } = loadConfig();
   for (const w of warnings) logger.warn(w);
-  // the DynamoDB client is loaded on the first readiness probe: the SDK takes longer to load than
+  // the store is opened on the first readiness probe: the DynamoDB SDK takes longer to load than
   // the rest of this function, and the liveness probe never needs it
   let client: Promise<{ ping(): Promise<void> }> | undefined;
   const ready = async () => {
-    client ??= import('@lib/store/client').then((m) => {
-      const documentClient = m.createDocumentClient();
-      return { ping: () => m.ping(documentClient) };
-    });
+    client ??= import('@lib/store').then((m) => m.createStore());
     await (await client).ping();
   };
   return (singleton = { config, ready });

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { auditLogger, logger } from '../log';
 import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from '../store';
 import { chainHash, GENESIS_HASH } from './canonical';
@@ -151,6 +150,29 @@ export interface AuditChainOptions {
 
 export const SAMPLE_ROWS_PER_CHECK = 2000;
 export const MAX_NEW_ROWS_PER_CHECK = 10_000;
+/**
+ * Appends to one chain of one store from this process, one at a time: they would otherwise race
+ * each other for the head and back off (measured: 20 writers of one process fell to 40-80 rows/s,
+ * under the sequential rate). Writers of other processes still meet the head's condition.
+ */
+const appendQueues = new WeakMap<Store, Map<string, Promise<unknown>>>();
+const knownHeads = new WeakMap<Store, Map<string, { head?: Head; lostAt: number }>>();
+function inProcessTurn<T>(store: Store, chain: string, fn: () => Promise<T>): Promise<T> {
+  let queues = appendQueues.get(store);
+  if (!queues) appendQueues.set(store, (queues = new Map()));
+  const before = queues.get(chain) ?? Promise.resolve();
+  const mine = before.then(fn, fn);
+  const settled = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(chain, settled);
+  void settled.then(() => {
+    if (queues.get(chain) === settled) queues.delete(chain);
+  });
+  return mine;
+}
+
 const PAGE = 500;
 /** rows per appendAll: each row brings its lookup items, a transaction holds 100 */
 export const MAX_ROWS_PER_APPEND = 10;
@@ -194,8 +216,27 @@ export class AuditChain {
   private readonly metaPk: string;
   private readonly signer: AuditSigner;
   private readonly now: () => number;
-  private lastKnown?: Head; // a cache that may be lost
-  private lostAt = -Infinity; // when an append last found another writer's head
+  /** what this process last knew of the chain's head (shared by its instances of the chain over one store): a cache that may be lost */
+  private get known(): { head?: Head; lostAt: number } {
+    let byChain = knownHeads.get(this.store);
+    if (!byChain) knownHeads.set(this.store, (byChain = new Map()));
+    let k = byChain.get(this.chain);
+    if (!k) byChain.set(this.chain, (k = { lostAt: -Infinity }));
+    return k;
+  }
+  private get lastKnown(): Head | undefined {
+    return this.known.head;
+  }
+  private set lastKnown(h: Head | undefined) {
+    this.known.head = h;
+  }
+  /** when an append last found another writer's head */
+  private get lostAt(): number {
+    return this.known.lostAt;
+  }
+  private set lostAt(t: number) {
+    this.known.lostAt = t;
+  }
   private lookupMarked = false;
 
   constructor(
@@ -212,7 +253,7 @@ export class AuditChain {
   // ---- state items ----
 
   private async getMeta(sk: string): Promise<Record<string, any> | undefined> {
-    const { Item } = await this.store.documentClient.send(new GetCommand({ TableName: this.store.tableName, Key: { pk: this.metaPk, sk }, ConsistentRead: true }));
+    const { Item } = await this.store.get({ Key: { pk: this.metaPk, sk }, ConsistentRead: true });
     return Item;
   }
 
@@ -239,14 +280,12 @@ export class AuditChain {
   /** Write a signed state item unless another writer moved it since `version` (that one wins). */
   private async writeState(sk: string, kind: string, state: unknown, version: number | undefined): Promise<boolean> {
     try {
-      await this.store.documentClient.send(
-        new PutCommand({
+      await this.store.put({
           TableName: this.store.tableName,
           Item: { pk: this.metaPk, sk, _et: 'AuditMeta', state, mac: await this.signer.sign(kind, state), version: (version ?? 0) + 1 },
           ConditionExpression: version === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
           ExpressionAttributeValues: version === undefined ? undefined : { ':v': version },
-        }),
-      );
+        });
       return true;
     } catch (e) {
       if (isConditionFailed(e)) return false;
@@ -263,9 +302,7 @@ export class AuditChain {
     if (this.lookupMarked) return;
     const h = (await this.head())?.value ?? (await this.anchor()).value;
     try {
-      await this.store.documentClient.send(
-        new PutCommand({ TableName: this.store.tableName, Item: { pk: this.metaPk, sk: 'LOOKUPS', _et: 'AuditMeta', fromSeq: h.seq + 1 }, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
+      await this.store.put({ TableName: this.store.tableName, Item: { pk: this.metaPk, sk: 'LOOKUPS', _et: 'AuditMeta', fromSeq: h.seq + 1 }, ConditionExpression: 'attribute_not_exists(pk)' });
     } catch (e) {
       if (!isConditionFailed(e)) throw e;
     }
@@ -284,11 +321,15 @@ export class AuditChain {
    * consecutive sequences, one move of the head, all or nothing. Retries on a lost race until written.
    */
   async appendAll(inputs: AuditInput[]): Promise<AuditRow[]> {
+    return inProcessTurn(this.store, this.chain, () => this.appendInTurn(inputs));
+  }
+
+  private async appendInTurn(inputs: AuditInput[]): Promise<AuditRow[]> {
     const prepared = this.prepare(inputs);
     for (let attempt = 0; attempt < 500; attempt++) {
       const draft = await this.draft(prepared);
       try {
-        await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: draft.items }));
+        await this.store.transactWrite(draft.items);
         draft.written();
         return draft.rows;
       } catch (e) {
@@ -382,8 +423,7 @@ export class AuditChain {
     if (fromSeq > toSeq) return;
     let start: Record<string, unknown> | undefined;
     do {
-      const res = await this.store.documentClient.send(
-        new QueryCommand({
+      const res = await this.store.query({
           TableName: this.store.tableName,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
           ExpressionAttributeValues: { ':pk': this.pk, ':a': pad(Math.max(0, fromSeq)), ':b': pad(toSeq) },
@@ -391,8 +431,7 @@ export class AuditChain {
           ConsistentRead: true,
           Limit: opts.pageSize ?? PAGE,
           ExclusiveStartKey: start,
-        }),
-      );
+        });
       for (const it of res.Items ?? []) yield it as StoredRow;
       start = res.LastEvaluatedKey;
     } while (start);
@@ -414,15 +453,13 @@ export class AuditChain {
       const out: StoredRow[] = [];
       let start: Record<string, unknown> | undefined;
       do {
-        const res = await this.store.documentClient.send(
-          new QueryCommand({
+        const res = await this.store.query({
             TableName: this.store.tableName,
             KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
             ExpressionAttributeValues: { ':pk': this.pk, ':a': pad(a), ':b': last },
             ConsistentRead: true,
             ExclusiveStartKey: start,
-          }),
-        );
+          });
         for (const it of res.Items ?? []) if (b >= rangeEnd || it.sk !== last) out.push(it as StoredRow);
         start = res.LastEvaluatedKey;
       } while (start);
@@ -458,7 +495,7 @@ export class AuditChain {
 
   /** One row by sequence number, as stored. */
   async row(seq: number): Promise<AuditRow | undefined> {
-    const { Item } = await this.store.documentClient.send(new GetCommand({ TableName: this.store.tableName, Key: { pk: this.pk, sk: pad(seq) }, ConsistentRead: true }));
+    const { Item } = await this.store.get({ Key: { pk: this.pk, sk: pad(seq) }, ConsistentRead: true });
     return Item ? this.toRow(Item as StoredRow) : undefined;
   }
 
@@ -482,16 +519,14 @@ export class AuditChain {
    */
   async lookupPage(pk: string, fromSeq: number, toSeq: number, limit: number): Promise<LookupEntry[]> {
     if (fromSeq > toSeq) return [];
-    const res = await this.store.documentClient.send(
-      new QueryCommand({
+    const res = await this.store.query({
         TableName: this.store.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
         ExpressionAttributeValues: { ':pk': pk, ':a': pad(Math.max(0, fromSeq - (MAX_ROWS_PER_APPEND - 1))), ':b': pad(toSeq) },
         ScanIndexForward: false,
         ConsistentRead: true,
         Limit: limit,
-      }),
-    );
+      });
     const entries = (res.Items ?? []).flatMap((it) => entriesOfLookup(it as { seq: number; f: LookupEntry['f']; also?: LookupEntry[] }));
     return entries.filter((e) => e.seq >= fromSeq && e.seq <= toSeq).sort((a, b) => b.seq - a.seq);
   }
@@ -741,9 +776,7 @@ export class AuditChain {
     if (doomed.length === 0) return 0;
     const last = doomed[doomed.length - 1];
     const anchor = { seq: last.seq, hash: last.hash };
-    await this.store.documentClient.send(
-      new PutCommand({ TableName: this.store.tableName, Item: { pk: this.metaPk, sk: 'ANCHOR', _et: 'AuditMeta', ...anchor, mac: await this.signer.sign('anchor', anchor) } }),
-    );
+    await this.store.put({ TableName: this.store.tableName, Item: { pk: this.metaPk, sk: 'ANCHOR', _et: 'AuditMeta', ...anchor, mac: await this.signer.sign('anchor', anchor) } });
     // rows appended together (the same `lk` and the same `at`: all doomed or none) go with their
     // shared lookup items, in one transaction
     const groups = new Map<number, StoredRow[]>();
@@ -754,7 +787,7 @@ export class AuditChain {
     for (const group of groups.values()) {
       const lookups = this.lookupItems(group.map((it) => ({ seq: it.seq, f: lookupFacts(it.body) })));
       const keys = [...group.map((it) => ({ pk: this.pk, sk: pad(it.seq) })), ...lookups.map(({ pk, sk }) => ({ pk, sk }))];
-      await this.store.documentClient.send(new TransactWriteCommand({ TransactItems: keys.map((Key) => ({ Delete: { TableName: this.store.tableName, Key } })) }));
+      await this.store.transactWrite(keys.map((Key) => ({ Delete: { TableName: this.store.tableName, Key } })));
     }
     await this.append({ event: 'audit.purge', outcome: 'success', actor, details: { deleted: doomed.length, throughSeq: last.seq, retentionDays } });
     return doomed.length;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { badRequest, conflict, forbidden } from '../errors';
 import type { ManagedOu, InstanceSettings } from '../setup/settings';
@@ -138,9 +137,7 @@ export async function commitAuthz(store: Store, revision: number, writes: AuthzW
     return { Delete: { TableName, Key: { pk: w.delete === 'role' ? ROLES : DELEGATIONS, sk: w.id } } };
   });
   try {
-    await store.documentClient.send(
-      new TransactWriteCommand({
-        TransactItems: [
+    await store.transactWrite([
           {
             Put: {
               TableName,
@@ -150,10 +147,8 @@ export async function commitAuthz(store: Store, revision: number, writes: AuthzW
               ...(revision === 0 ? {} : { ExpressionAttributeValues: { ':r': revision } }),
             },
           },
-          ...items,
-        ],
-      }),
-    );
+      ...items,
+    ]);
     return true;
   } catch (e) {
     if (isConditionFailed(e)) return false;

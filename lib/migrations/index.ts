@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CreateBackupCommand } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { changeAuthz, type AuthzWrite } from '../authz/rights';
 import { SUPER_ADMINISTRATOR_ROLE } from '../authz/permissions';
 import { unavailable } from '../errors';
 import { isConditionFailed, type Store } from '../store';
 import { deleteRecord, getRecord, putRecord } from '../store/records';
+import { readSqliteCopy } from '../store/sqlite';
 
 // The versioned schema of the stored items (console spec, Versioning 2 and 4). The store carries
 // its version in one item (SCHEMA/VERSION); a store written before versioning has none and reads
@@ -72,17 +71,15 @@ export interface CopyTarget {
 }
 
 /**
- * A copy of every item of the table, taken before the first migration runs. With a folder: one
- * JSON-lines file (mode 0600; as sensitive as the database: technical-account passwords stay
- * sealed under the master key). Without one: a DynamoDB on-demand backup of the table.
+ * A copy of every item of the store (`admin backup`, and before the first migration runs), mode
+ * 0600 (as sensitive as the database: technical-account passwords stay sealed under the master
+ * key). SQLite: one consistent database file (its online backup, while writes go on). DynamoDB
+ * with a folder: one JSON-lines file; without one: an on-demand backup of the table.
  */
 export async function copyData(store: Store, target: CopyTarget, label: string): Promise<{ location: string; items?: number }> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  if (!target.folder) {
-    const name = `${store.tableName}-${label}-${stamp}`.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 255);
-    const r = await store.documentClient.send(new CreateBackupCommand({ TableName: store.tableName, BackupName: name }));
-    return { location: r.BackupDetails?.BackupArn ?? name };
-  }
+  // SQLite: its online backup, one consistent database file; DynamoDB without a folder: an on-demand backup
+  if (store.kind === 'sqlite' || !target.folder) return store.snapshot({ folder: target.folder, name: `${store.tableName}-${label}-${stamp}` });
   fs.mkdirSync(target.folder, { recursive: true, mode: 0o700 });
   const file = path.join(target.folder, `${store.tableName}-${label}-${stamp}.jsonl`);
   const fd = fs.openSync(file, 'wx', 0o600);
@@ -90,7 +87,7 @@ export async function copyData(store: Store, target: CopyTarget, label: string):
   try {
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await store.documentClient.send(new ScanCommand({ TableName: store.tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+      const page = await store.scan({ ExclusiveStartKey: start });
       for (const it of page.Items ?? []) {
         fs.writeSync(fd, `${JSON.stringify(it)}\n`);
         items++;
@@ -113,20 +110,14 @@ export async function restoreData(store: Store, file: string): Promise<{ written
   const items = readCopy(file);
   for (const it of items) if (typeof it.pk !== 'string' || typeof it.sk !== 'string') throw new Error('not a database copy: an item without its pk and sk');
   const keep = new Set(items.map((it) => `${it.pk}\u0000${it.sk}`));
-  for (let i = 0; i < items.length; i += 25) {
-    let batch: Record<string, any>[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    while (batch.length) {
-      const r = await store.documentClient.send(new BatchWriteCommand({ RequestItems: { [store.tableName]: batch } }));
-      batch = (r.UnprocessedItems?.[store.tableName] ?? []) as Record<string, any>[];
-    }
-  }
+  await store.batchWrite(items.map((put) => ({ put })));
   let deleted = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await store.documentClient.send(new ScanCommand({ TableName: store.tableName, ConsistentRead: true, ExclusiveStartKey: start, ProjectionExpression: 'pk, sk' }));
+    const page = await store.scan({ ExclusiveStartKey: start, ProjectionExpression: 'pk, sk' });
     for (const it of page.Items ?? []) {
       if (keep.has(`${it.pk}\u0000${it.sk}`)) continue;
-      await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: { pk: it.pk, sk: it.sk } }));
+      await store.delete({ Key: { pk: it.pk, sk: it.sk } });
       deleted++;
     }
     start = page.LastEvaluatedKey;
@@ -134,13 +125,18 @@ export async function restoreData(store: Store, file: string): Promise<{ written
   return { written: items.length, deleted };
 }
 
-/** Read a copy written by copyData (tests, restore tooling). */
+/**
+ * Read a copy written by copyData (restore, tests): a SQLite database file (the embedded store's
+ * backup), or JSON lines (DynamoDB's, and an instance moving from DynamoDB Local to SQLite).
+ */
 export const readCopy = (file: string): Array<Record<string, unknown>> =>
-  fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
+  file.endsWith('.sqlite')
+    ? readSqliteCopy(file)
+    : fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
 
 export interface MigrationReport {
   from: number;
@@ -187,7 +183,7 @@ export async function runMigrations(store: Store, target: CopyTarget): Promise<M
 async function takeExpiredLock(store: Store, now: number): Promise<boolean> {
   // getRecord reads an expired item as absent; delete it only while it is still expired
   try {
-    await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: LOCK, ConditionExpression: '#t <= :now', ExpressionAttributeNames: { '#t': 'ttl' }, ExpressionAttributeValues: { ':now': now } }));
+    await store.delete({ Key: LOCK, ConditionExpression: '#t <= :now', ExpressionAttributeNames: { '#t': 'ttl' }, ExpressionAttributeValues: { ':now': now } });
   } catch (e) {
     if (isConditionFailed(e)) return false;
     throw e;

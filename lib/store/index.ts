@@ -1,56 +1,48 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ping as pingTable } from './client';
-import { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
+import path from 'node:path';
 import { processEnvironment } from '../config/environment';
+import { createDynamoStore } from './dynamodb';
+import type { CancellationReason, Store } from './port';
 
-export { createDocumentClient, createTable, TABLE_DEFINITION, type HdcTable } from './table';
+// The store (./port.ts): SQLite, the embedded default of self-hosted instances and `npm start`,
+// or DynamoDB in AWS. The environment chooses: HDC_SQLITE_FILE names a SQLite file; otherwise
+// the DynamoDB table HDC_TABLE (at DYNAMODB_ENDPOINT when set: DynamoDB Local in tests).
 
-export interface Store {
-  documentClient: DynamoDBDocumentClient;
-  table: HdcTable;
-  tableName: string;
+export type { CancellationReason, Item, Key, Store, TransactItem } from './port';
+
+export interface StoreOptions {
+  /** a SQLite file (':memory:' for a private in-process store) */
+  sqliteFile?: string;
+  endpoint?: string;
+  tableName?: string;
 }
 
-export function createStore(opts: { endpoint?: string; tableName?: string } = {}): Store {
-  const documentClient = createDocumentClient(opts.endpoint);
-  const tableName = opts.tableName ?? processEnvironment().HDC_TABLE ?? 'hdc-local';
-  return { documentClient, table: createTable(documentClient, tableName), tableName };
-}
-
-/** Create the table when missing (local stack and tests; in AWS serverless.yml declares it). */
-export async function ensureTable(store: Store): Promise<void> {
-  try {
-    await store.documentClient.send(new DescribeTableCommand({ TableName: store.tableName }));
-    return;
-  } catch (e) {
-    if (!(e instanceof ResourceNotFoundException) && (e as Error).name !== 'ResourceNotFoundException') throw e;
+export function createStore(opts: StoreOptions = {}): Store {
+  const env = processEnvironment();
+  const file = opts.sqliteFile ?? (opts.endpoint || opts.tableName ? undefined : env.HDC_SQLITE_FILE || undefined);
+  if (file) {
+    // loaded only where it is used: the Lambda bundles never open a file
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createSqliteStore } = require('./sqlite') as typeof import('./sqlite');
+    return createSqliteStore(file === ':memory:' ? file : path.resolve(file));
   }
-  await store.documentClient.send(new CreateTableCommand({ TableName: store.tableName, ...TABLE_DEFINITION }));
-  try {
-    await store.documentClient.send(
-      new UpdateTimeToLiveCommand({ TableName: store.tableName, TimeToLiveSpecification: { Enabled: true, AttributeName: 'ttl' } }),
-    );
-  } catch {
-    /* DynamoDB Local accepts TTL settings but does not expire items; reads check ttl themselves */
-  }
+  return createDynamoStore({ endpoint: opts.endpoint ?? env.DYNAMODB_ENDPOINT, tableName: opts.tableName ?? env.HDC_TABLE ?? 'hdc-local' });
 }
 
-/** One item of a DynamoDB transaction (a Put, a ConditionCheck, ...). */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-/** Why a transaction's item was cancelled, in the items' order (`ReturnValuesOnConditionCheckFailure` fills Item). */
-export interface CancellationReason {
-  Code?: string;
-  Item?: Record<string, any>;
+/** The store an environment names (HDC_SQLITE_FILE, or DYNAMODB_ENDPOINT with HDC_TABLE / FLEET_TABLE). */
+export function storeOfEnvironment(env: Readonly<Record<string, string | undefined>>): Store {
+  if (env.HDC_SQLITE_FILE) return createStore({ sqliteFile: env.HDC_SQLITE_FILE });
+  return createStore({ endpoint: env.DYNAMODB_ENDPOINT || undefined, tableName: env.HDC_TABLE ?? env.FLEET_TABLE ?? 'hdc-local' });
 }
+
+/** Create the table or the file's schema when missing (local stack and tests; in AWS serverless.yml declares it). */
+export const ensureTable = (store: Store) => store.ensure();
+
 export const cancellationReasons = (e: unknown): CancellationReason[] => (e as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
 
-/** Is this the error DynamoDB returns when a condition expression failed? */
+/** Is this the error a failed condition raises (a single write, or a transaction)? */
 export const isConditionFailed = (e: unknown) =>
   (e as Error)?.name === 'ConditionalCheckFailedException' || (e as Error)?.name === 'TransactionCanceledException';
 
-export async function ping(store: Store): Promise<void> {
-  await pingTable(store.documentClient, store.tableName);
-}
+export const ping = (store: Store) => store.ping();
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from './index';
 
 // The one sliding-window primitive (DESIGN decision 12): "at most `limit` events in any
@@ -49,7 +48,7 @@ export function admit(entries: WindowEntry[], spec: Pick<WindowSpec, 'limit' | '
   return { admitted: false, live, retryAfterMs: Math.max(1, freeing[0] + spec.windowMs - now) };
 }
 
-// ---- DynamoDB
+// ---- the store
 
 /** The item of a window (tests clear a window they fill). */
 export const windowKey = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => ({
@@ -66,7 +65,7 @@ interface Snapshot {
 
 async function read(store: Store, spec: Pick<WindowSpec, 'scope' | 'subject'>): Promise<Snapshot> {
   const key = windowKey(spec);
-  const { Item } = await store.documentClient.send(new GetCommand({ TableName: store.tableName, Key: key, ConsistentRead: true }));
+  const { Item } = await store.get({ Key: key, ConsistentRead: true });
   const entries = Array.isArray(Item?.data?.entries) ? (Item!.data.entries as WindowEntry[]) : [];
   return { key, entries, version: typeof Item?.version === 'number' ? Item.version : 0 };
 }
@@ -127,9 +126,9 @@ async function write(store: Store, changes: Change[], along: AlongWith[] = []): 
   try {
     const windows = changes.map((c) => writeItem(store, c.snap, c.entries, c.windowMs, c.now));
     if (windows.length === 1 && !along.length && windows[0].Put) {
-      await store.documentClient.send(new PutCommand(windows[0].Put));
+      await store.put(windows[0].Put);
     } else {
-      await store.documentClient.send(new TransactWriteCommand({ TransactItems: [...along.flatMap((a) => a.items), ...windows] }));
+      await store.transactWrite([...along.flatMap((a) => a.items), ...windows]);
     }
     for (const a of along) a.written?.();
     return true;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../../lib/crypto/seal';
 import { createConsole } from '../../lib/fleet/consoles';
-import { createStore, type Store } from '../../lib/store';
+import { storeOfEnvironment, type Store } from '../../lib/store';
 import { putRecord } from '../../lib/store/records';
 import { log, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor, portOpen } from '../processes';
 
@@ -15,7 +15,7 @@ import { log, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor, portOpen } fro
 
 export const CONSOLE_HTTPS_PORT = 3443;
 
-export async function linkLocalConsole(opts: { consoleUrl: string; consoleStore: Store; caFile: string; fleetDynamo: string; fleetTable: string; masterKey: Buffer }): Promise<{ url: string; id: string }> {
+export async function linkLocalConsole(opts: { consoleUrl: string; consoleStore: Store; caFile: string; fleetStore: Record<string, string>; masterKey: Buffer }): Promise<{ url: string; id: string }> {
   const dir = path.join(RUN_DIR, 'console-https');
   fs.mkdirSync(dir, { recursive: true });
   const caKey = path.join(path.dirname(opts.caFile), 'ca.key');
@@ -28,7 +28,7 @@ export async function linkLocalConsole(opts: { consoleUrl: string; consoleStore:
   const token = `hdcf_${randomBytes(32).toString('base64url')}`;
   await putRecord(opts.consoleStore, 'INSTANCE', 'FLEET_TOKEN', { hash: sha256Hex(token), issuedAt: new Date().toISOString() });
   const url = `https://127.0.0.1:${CONSOLE_HTTPS_PORT}`;
-  const fleetStore = createStore({ endpoint: opts.fleetDynamo, tableName: opts.fleetTable });
+  const fleetStore = storeOfEnvironment(opts.fleetStore);
   const rec = await createConsole(fleetStore, opts.masterKey, { clientCode: 'acme', url, token });
   log(`fleet: the local console is registered as ${url} (client acme), polled every minute`);
   return { url, id: rec.id };

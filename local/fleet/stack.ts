@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { seal } from '../../lib/crypto/seal';
-import { createStore, ensureTable, type Store } from '../../lib/store';
+import { storeOfEnvironment, type Store } from '../../lib/store';
 import { putRecord } from '../../lib/store/records';
 import type { Client } from '../../lib/fleet/clients';
 import type { ConsoleRecord } from '../../lib/fleet/consoles';
@@ -10,7 +10,7 @@ import { setLocalAdminPassword } from '../../lib/fleet/local-admin';
 import type { Assignment } from '../../lib/fleet/technicians';
 import { fakeTctlEnv, resetFakeTctl } from './fake-tctl';
 import { DEV_AUDIENCE, DEV_CLUSTER, issuerKey } from './issuer';
-import { log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from '../processes';
+import { DATA_DIR, log, portOpen, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor } from '../processes';
 import { FLEET_WEB_DIST } from '../web';
 
 // The fleet plane's part of the local stack: the dev access-platform issuer (JWKS on loopback),
@@ -51,8 +51,8 @@ export interface FleetStackInfo {
   fleetClients: string[];
   jwksUrl: string;
   lambdaEndpoint: string;
-  dynamodbEndpoint: string;
-  tableName: string;
+  /** the environment naming the fleet's store (its SQLite file, or DynamoDB Local and its table) */
+  storeEnv: Record<string, string>;
   tctlDir: string;
   tctlLog: string;
   issuer: string;
@@ -64,12 +64,23 @@ export interface FleetStackInfo {
 
 export interface StartFleetOptions {
   profile: FleetProfile;
-  dynamodbEndpoint: string;
+  /** the environment naming the fleet's own store (HDC_SQLITE_FILE, or DYNAMODB_ENDPOINT and FLEET_TABLE) */
+  storeEnv: Record<string, string>;
   masterKeyFile: string;
   /** CA file the fleet trusts beside the system store (the local console's HTTPS front) */
   extraCaFile?: string;
   /** other ports (experiments); defaults per profile */
   ports?: { http: number; lambda: number; jwks: number; web: number };
+}
+
+/** The key sealing the fleet's channel secrets, created once under local/.data/secrets (mode 0600). */
+function fleetSecretsKey(): string {
+  const file = path.join(DATA_DIR, 'secrets/fleet-secrets.key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  }
+  return fs.readFileSync(file, 'utf8').trim();
 }
 
 const fleetRunDir = (profile: FleetProfile) => path.join(RUN_DIR, `fleet-${profile}`);
@@ -95,10 +106,8 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
   for (const p of Object.values(ports)) {
     if (await portOpen(p)) throw new Error(`port ${p} is already in use: is another fleet stack running?`);
   }
-  const stage = opts.profile === 'dev' ? 'local' : 'test';
-  const tableName = `hdc-fleet-${stage}`;
-  const store = createStore({ endpoint: opts.dynamodbEndpoint, tableName });
-  await ensureTable(store);
+  const store = storeOfEnvironment(opts.storeEnv);
+  await store.ensure();
 
   const runDir = fleetRunDir(opts.profile);
   const tctlDir = path.join(runDir, 'tctl');
@@ -122,7 +131,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     ...process.env,
     ...fakeTctlEnv(tctlDir, tctlLog),
     ...FLEET_ACCESS_CONFIG,
-    DYNAMODB_ENDPOINT: opts.dynamodbEndpoint,
+    ...opts.storeEnv,
     HDC_MASTER_KEY_FILE: opts.masterKeyFile,
     HDC_MASTER_KEY_SECRET_ID: '',
     ACCESS_JWT_JWKS_URL: jwksUrl,
@@ -133,8 +142,8 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     ACCESS_CLUSTER_NAME: DEV_CLUSTER,
     DEFAULT_PROXY_ADDR: 'teleport.hdc-local.test:443',
     FLEET_PUBLIC_ORIGIN: fleetWebUrl,
-    // alert channel secrets (the table is in memory: a key per start is enough)
-    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // alert channel secrets: one key kept beside the store (the dev profile's store survives restarts)
+    SECRETS_ENCRYPTION_KEY: fleetSecretsKey(),
     ...(opts.extraCaFile ? { NODE_EXTRA_CA_CERTS: opts.extraCaFile } : {}),
     // the lab's consoles and receivers are HTTPS servers on loopback: the outbound allow-list admits 127.0.0.1 only
     FLEET_OUTBOUND_ALLOWED_TARGETS: '127.0.0.1/32',
@@ -147,6 +156,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     SLS_TELEMETRY_DISABLED: '1',
     SLS_NOTIFICATIONS_MODE: 'off',
   };
+  const stage = opts.profile === 'dev' ? 'local' : 'test';
   log(`serverless-offline: fleet API on ${fleetUrl}`);
   startProcess(
     `${opts.profile}-fleet-offline`,
@@ -174,8 +184,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<FleetStackInf
     fleetClients: SEED_CLIENTS.map((c) => c.code),
     jwksUrl,
     lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
-    dynamodbEndpoint: opts.dynamodbEndpoint,
-    tableName,
+    storeEnv: opts.storeEnv,
     tctlDir,
     tctlLog,
     issuer: DEV_CLUSTER,

@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser } from 'playwright-core';
 import { createStore } from '../../lib/store';
 import { deleteRecord } from '../../lib/store/records';
@@ -31,7 +30,7 @@ beforeAll(async () => {
   hook = await startHttpsReceiver(stack.directory.caFile);
   // room for a channel (the integration tests fill the 20) and for a test send (10 a minute)
   for (const c of (await api('GET', '/api/alerts/channels')).body.channels) await api('DELETE', `/api/alerts/channels/${c.id}`);
-  await fleetStore.documentClient.send(new DeleteCommand({ TableName: fleet.tableName, Key: windowKey({ scope: 'alerts-channel-test', subject: 'fleet' }) }));
+  await fleetStore.delete({ Key: windowKey({ scope: 'alerts-channel-test', subject: 'fleet' }) });
   await api('DELETE', '/api/clients/e2e-co'); // left by an interrupted run
   browser = await launch();
   w = await platformContext(browser, 'fleet-alerts-admin', 'msp-admin', ['fleet-admin']);

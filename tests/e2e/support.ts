@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { loadConfig } from '../../lib/config';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
@@ -79,7 +78,7 @@ export async function stepUpInDialog(page: Page, username: string) {
 
 const config = loadConfig({}).config;
 /** Empty a computer's LAPS rate window (the integration tests read the seeded computers too). */
-export const clearLapsWindow = (guid: string) => store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: windowKey(lapsWindow(config, guid)) }));
+export const clearLapsWindow = (guid: string) => store.delete({ Key: windowKey(lapsWindow(config, guid)) });
 
 /** Everything a page keeps: storages, cookies, caches, IndexedDB names, history and URL. */
 export async function browserState(w: Watched): Promise<string> {

@@ -12,7 +12,7 @@ import { auditMark, auditSince, nextCode, seedUser, signedIn, stack } from '../s
 const BASE = stack.directory.baseDn;
 const ou = (name: string) => `OU=${name},${BASE}`;
 const group = (name: string) => stack.directory.groups.find((g) => g.name === name)!;
-const env = { ...process.env, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName, HDC_MASTER_KEY_FILE: stack.masterKeyFile };
+const env = { ...process.env, ...stack.stores.console, HDC_MASTER_KEY_FILE: stack.masterKeyFile };
 
 // one step-up per operator, renewed before the 300 s window closes
 const steppedAt = new Map<string, number>();

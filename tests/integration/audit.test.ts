@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AuditChain, type AuditChainOptions } from '../../lib/audit';
 import { chainHash } from '../../lib/audit/canonical';
 import { queryAudit, MAX_EXAMINED } from '../../lib/audit/query';
@@ -18,9 +17,9 @@ async function freshChain(n: number, opts: AuditChainOptions = {}) {
 }
 const rowKey = (chain: AuditChain, seq: number) => ({ pk: `AUDIT#${chain.chain}`, sk: pad(seq) });
 const metaKey = (chain: AuditChain, sk: string) => ({ pk: `AUDITMETA#${chain.chain}`, sk });
-const getItem = async (key: Record<string, string>) => (await store.documentClient.send(new GetCommand({ TableName: store.tableName, Key: key }))).Item!;
+const getItem = async (key: Record<string, string>) => (await store.get({ Key: key })).Item!;
 const getRow = (chain: AuditChain, seq: number) => getItem(rowKey(chain, seq));
-const putRow = (item: Record<string, unknown>) => store.documentClient.send(new PutCommand({ TableName: store.tableName, Item: item }));
+const putRow = (item: Record<string, unknown>) => store.put({ Item: item });
 /** An attacker with write access to the table only: edits a row's details, hash left as it was. */
 const editDetails = async (chain: AuditChain, seq: number) => {
   const row = await getRow(chain, seq);
@@ -66,13 +65,13 @@ describe('the audit hash chain', () => {
 
   it('detects a deleted row in the middle', async () => {
     const chain = await freshChain(5);
-    await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: rowKey(chain, 2) }));
+    await store.delete({ Key: rowKey(chain, 2) });
     expect(await chain.verify()).toMatchObject({ ok: false, firstBadSeq: 2, problem: 'missing_row' });
   });
 
   it('detects deleted newest rows against the chain head', async () => {
     const chain = await freshChain(5);
-    await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: rowKey(chain, 5) }));
+    await store.delete({ Key: rowKey(chain, 5) });
     expect(await chain.verify()).toMatchObject({ ok: false, firstBadSeq: 5, problem: 'head_mismatch' });
   });
 

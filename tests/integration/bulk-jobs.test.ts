@@ -137,7 +137,7 @@ afterAll(async () => {
 
 let rtCache: ReturnType<typeof createRuntime> | undefined;
 function inProcessRuntime() {
-  return (rtCache ??= createRuntime({ env: { HDC_MASTER_KEY_FILE: stack.masterKeyFile, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName }, store }));
+  return (rtCache ??= createRuntime({ env: { HDC_MASTER_KEY_FILE: stack.masterKeyFile, ...stack.stores.console }, store }));
 }
 
 /** op-approver as the console's approve route sees them, in this process (so the runner's crash seam can be used). */

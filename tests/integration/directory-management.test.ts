@@ -271,7 +271,7 @@ describe('users.move', () => {
 
   it('nobody moves or renames their own account (403 own_account, audited; the engine decides it)', async () => {
     // the decision in-process on the stack's store and directory: an operator whose account is dm-user1
-    const rt = createRuntime({ env: { HDC_MASTER_KEY_FILE: stack.masterKeyFile, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName }, store });
+    const rt = createRuntime({ env: { HDC_MASTER_KEY_FILE: stack.masterKeyFile, ...stack.stores.console }, store });
     const ctx = await decisionContext(rt);
     const me = (await dir.principalFacts(`CN=dm-user1,${M_USERS}`))!;
     const rights = rightsFrom({ ...ctx.settings, superAdministrators: [me.guid] }, { guid: me.guid, sid: me.sid, groupSids: me.groupSids }, [], []);

@@ -1,7 +1,6 @@
 import { consoleEnvironment, runAdminCommand } from '../../functions/admin/cli';
 import { ConsoleClient } from '../../local/console-client';
 import { createSession, loadSession, updateSession } from '../../lib/auth/sessions';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { auditMark, auditSince, account, newClient, stack, store } from '../support/stack';
 
 const env = { ...process.env, ...consoleEnvironment(stack) };
@@ -53,9 +52,9 @@ describe('tamper evidence in the fleet status (issue 8)', () => {
     expect((await poll(token)).chain).toBe('ok'); // this poll verifies every row so far
     const mark = await auditMark();
     const target = Math.max(2, Math.floor(mark / 3)); // an old row, well behind the checkpoint
-    const original = (await store.documentClient.send(new GetCommand({ TableName: store.tableName, Key: rowKey(target) }))).Item!;
+    const original = (await store.get({ Key: rowKey(target) })).Item!;
     try {
-      await store.documentClient.send(new PutCommand({ TableName: store.tableName, Item: { ...original, body: { ...original.body, details: { ...original.body.details, edited: true } } } }));
+      await store.put({ Item: { ...original, body: { ...original.body, details: { ...original.body.details, edited: true } } } });
       // the guarantee (docs/decisions.md): at the next poll while the chain holds fewer rows than
       // one sample slice (2000), otherwise within ceil(N / 2000) polls
       const bound = Math.ceil(mark / 2000);
@@ -67,7 +66,7 @@ describe('tamper evidence in the fleet status (issue 8)', () => {
       if (mark < 2000) expect(polls).toBe(1);
       expect((await poll(token)).chain).toBe('broken'); // and at every poll after
     } finally {
-      await store.documentClient.send(new PutCommand({ TableName: store.tableName, Item: original }));
+      await store.put({ Item: original });
     }
     expect((await poll(token)).chain).toBe('ok');
   });

@@ -70,7 +70,7 @@ describe('health, errors and the API description', () => {
 
   describe('outside Development (the same pipeline in-process, on the stack’s DynamoDB)', () => {
     const rt = createRuntime({
-      env: { HDC_ENVIRONMENT: 'Production', HDC_MASTER_KEY_FILE: stack.masterKeyFile, DYNAMODB_ENDPOINT: stack.dynamodbEndpoint, HDC_TABLE: stack.tableName },
+      env: { HDC_ENVIRONMENT: 'Production', HDC_MASTER_KEY_FILE: stack.masterKeyFile, ...stack.stores.console },
       store,
     });
     const handler = createHttpHandler(openapiRoutes, () => rt);

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { Client } from 'ldapts';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ConsoleClient } from '../../local/console-client';
 import { auditMark, auditSince, lapsCanaries, signedIn, stack, steppedUp, store } from '../support/stack';
 
@@ -252,14 +251,14 @@ describe('LAPS reveal', () => {
 
   it('answers 503 trust_not_pinned until the password service is pinned', async () => {
     const key = { pk: 'PWDSVC', sk: 'PIN' };
-    const pin = (await store.documentClient.send(new GetCommand({ TableName: store.tableName, Key: key }))).Item!;
-    await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: key }));
+    const pin = (await store.get({ Key: key })).Item!;
+    await store.delete({ Key: key });
     try {
       const c = await steppedUp('op-helpdesk');
       const r = await reveal(c, 'WS-STD-05');
       expect([r.status, r.body.code]).toEqual([503, 'trust_not_pinned']);
     } finally {
-      await store.documentClient.send(new PutCommand({ TableName: store.tableName, Item: pin }));
+      await store.put({ Item: pin });
     }
   });
 });

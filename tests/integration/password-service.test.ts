@@ -6,7 +6,6 @@ import { loadConfig } from '../../lib/config';
 import { loadLinkKey, signRequest } from '../../lib/password-service/link';
 import { PasswordService } from '../../lib/password-service/service-side/service';
 import { callPasswordService } from '../../lib/password-service/console-side/client';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../../lib/errors';
 import { countInWindow, windowKey } from '../../lib/store/window';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
@@ -39,7 +38,7 @@ describe('the signed internal link', () => {
   it('refuses a replayed LAPS read: its nonce was spent with the rate window, the replay counts nothing', async () => {
     const { config } = loadConfig(env);
     const spec = lapsWindow(config, ws('WS-STD-04').guid);
-    await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: windowKey(spec) }));
+    await store.delete({ Key: windowKey(spec) });
     const envelope = signRequest(await loadLinkKey(env), lapsRequest('WS-STD-04'));
     const first = await invokeRaw(envelope);
     expect(first.code).not.toBe('link_replayed');

@@ -1,4 +1,3 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { loadConfig } from '../../lib/config';
 import { admitLapsOperation, lapsWindow } from '../../lib/password-service/service-side/service';
 import { countInWindow, takeFromWindows, windowKey, type WindowSpec } from '../../lib/store/window';
@@ -10,7 +9,7 @@ import { auditMark, auditSince, stack, steppedUp, store } from '../support/stack
 const TEN_MIN = 600_000;
 const BOUNDARY = Math.ceil(Date.now() / TEN_MIN) * TEN_MIN; // the next 10-minute clock boundary
 const config = loadConfig({}).config;
-const clear = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: windowKey(spec) }));
+const clear = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => store.delete({ Key: windowKey(spec) });
 
 describe('sliding windows on DynamoDB Local', () => {
   it('LAPS window: 10 reads of one computer in 9.5 s across a 10-minute boundary admit 5 (fixed windows admitted 10)', async () => {

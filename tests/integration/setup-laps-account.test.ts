@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { issueSetupToken } from '../../lib/setup';
 import { readSettings } from '../../lib/setup/settings';
 import { auditMark, auditSince, newClient, stack, store } from '../support/stack';
@@ -27,7 +26,7 @@ const input = (over: Record<string, unknown>) => ({
 describe('setup refuses the LAPS account as a technical account', () => {
   afterAll(async () => {
     // close setup again, as a completed setup does
-    await store.documentClient.send(new PutCommand({ TableName: store.tableName, Item: { pk: 'INSTANCE', sk: 'SETUP', _et: 'Record', data: {}, version: 1 } }));
+    await store.put({ Item: { pk: 'INSTANCE', sk: 'SETUP', _et: 'Record', data: {}, version: 1 } });
   });
 
   it.each([

@@ -1,4 +1,3 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { windowKey } from '../../lib/store/window';
 import { ConsoleClient } from '../../local/console-client';
 import { account, auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
@@ -73,7 +72,7 @@ describe('step-up and the step-up mode', () => {
       const fresh = await new ConsoleClient(stack.consoleUrl, '127.0.3.30').login(a.username, a.password, await nextCode('op-auditor'));
       expect(fresh.status).toBe(200);
     } finally {
-      await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: window }));
+      await store.delete({ Key: window });
     }
   });
 

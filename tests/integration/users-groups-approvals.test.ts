@@ -5,7 +5,6 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Attribute, Change, Client } from 'ldapts';
 import { Webhook } from 'standardwebhooks';
 import { guidFromBuffer } from '../../lib/directory/guid';
@@ -622,7 +621,7 @@ describe('secrets', () => {
     for (const n of needles) expect(text.includes(n)).toBe(false);
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await store.documentClient.send(new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: start }));
+      const page = await store.scan({ ExclusiveStartKey: start });
       const items = JSON.stringify(page.Items ?? []);
       for (const n of needles) expect(items.includes(n)).toBe(false);
       start = page.LastEvaluatedKey;

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { RUN_DIR } from '../../local/processes';
 import { lapsCanaries, profile, stack, store } from '../support/stack';
 
@@ -30,7 +29,7 @@ describe('secrets never reach logs or the database', () => {
     let start: Record<string, unknown> | undefined;
     let items = 0;
     do {
-      const page = await store.documentClient.send(new ScanCommand({ TableName: store.tableName, ExclusiveStartKey: start }));
+      const page = await store.scan({ ExclusiveStartKey: start });
       for (const it of page.Items ?? []) {
         const text = JSON.stringify(it);
         for (const s of secrets) expect(text.includes(s)).toBe(false);

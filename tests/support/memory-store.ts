@@ -1,81 +1,88 @@
-import type { Store } from '../../lib/store';
+import { createSqliteStore, type SqliteStore } from '../../lib/store/sqlite';
+import type { Item, Store } from '../../lib/store';
 
-// A stand-in for DynamoDB in unit tests of the conditional-write protocols (lib/store/window.ts):
-// GetItem (consistent), PutItem and TransactWriteItems (puts, updates and condition checks) with the
-// conditions the windows, the audit chain's head and the password service's pin check use. Every call yields to the event loop first, a
-// random number of times, so parallel callers interleave between their read and their write.
-export function memoryStore(): Store & { items: Map<string, any> } {
-  const items = new Map<string, any>();
-  const k = (key: { pk: string; sk: string }) => `${key.pk}\u0000${key.sk}`;
+// A private store for unit tests: the SQLite adapter on an in-memory database (the same code the
+// embedded store runs), so a unit test meets the same conditions, transactions and cancellation
+// reasons as the product. Every call first yields to the event loop a random number of times, so
+// parallel callers interleave between their read and their write as they would over a network.
+// `items` shows what is stored: keyed `pk\u0000sk` (memoryStore) or by pk then sk (memoryDynamoStore).
+
+function interleaved(store: SqliteStore): SqliteStore {
   const yieldRandomly = async () => {
     for (let i = Math.floor(Math.random() * 4); i >= 0; i--) await new Promise((r) => setImmediate(r));
   };
-  // the conditions of the windows, the audit chain's head and the password service's pin check:
-  // `attribute_not_exists(pk)`, `a.b = :v` (names through #placeholders), joined by AND / OR
-  const holds = (put: any) => {
-    const current = items.get(k(put.Item ?? put.Key));
-    if (!put.ConditionExpression) return true;
-    const value = (path: string) =>
-      path.split('.').reduce((o: any, part) => (o === undefined ? undefined : o[put.ExpressionAttributeNames?.[part] ?? part]), current);
-    const term = (t: string): boolean => {
-      if (t === 'attribute_not_exists(pk)') return current === undefined;
-      const m = /^([#\w.]+) (=|<=) (:\w+)$/.exec(t);
-      if (!m) throw new Error(`memory store: unsupported condition ${put.ConditionExpression}`);
-      const [have, want] = [value(m[1]), put.ExpressionAttributeValues[m[3]]];
-      if (current === undefined || have === undefined) return false;
-      return m[2] === '=' ? have === want : have <= want;
-    };
-    return put.ConditionExpression.split(' OR ').some((alt: string) => alt.split(' AND ').every((t) => term(t.trim())));
-  };
-  // an update's `SET #a = :v, ...` and `ADD #n :v` (a number) on the item, or a new one from its key
-  const updated = (u: any) => {
-    const item = structuredClone(items.get(k(u.Key)) ?? u.Key);
-    const name = (n: string) => u.ExpressionAttributeNames?.[n] ?? n;
-    const m = /^SET (.+?)(?: ADD (.+))?$/.exec(u.UpdateExpression);
-    if (!m) throw new Error(`memory store: unsupported update ${u.UpdateExpression}`);
-    for (const a of m[1].split(',')) {
-      const [n, v] = a.trim().split(' = ');
-      item[name(n)] = structuredClone(u.ExpressionAttributeValues[v]);
-    }
-    for (const a of m[2]?.split(',') ?? []) {
-      const [n, v] = a.trim().split(' ');
-      item[name(n)] = (item[name(n)] ?? 0) + u.ExpressionAttributeValues[v];
-    }
-    return item;
-  };
-  const failed = (name: string) => Object.assign(new Error(name), { name });
-  const documentClient = {
-    async send(cmd: { constructor: { name: string }; input: any }) {
+  const wrapped = { ...store } as SqliteStore;
+  for (const op of ['get', 'put', 'update', 'delete', 'query', 'batchGet', 'batchWrite', 'transactWrite', 'scan'] as const) {
+    const f = (store[op] as (...a: unknown[]) => Promise<unknown>).bind(store);
+    (wrapped as unknown as Record<string, unknown>)[op] = async (...args: unknown[]) => {
       await yieldRandomly();
-      const input = cmd.input;
-      switch (cmd.constructor.name) {
-        case 'GetCommand': {
-          const it = items.get(k(input.Key));
-          return { Item: it === undefined ? undefined : structuredClone(it) };
-        }
-        case 'PutCommand':
-          if (!holds(input)) throw failed('ConditionalCheckFailedException');
-          items.set(k(input.Item), structuredClone(input.Item));
-          return {};
-        case 'TransactWriteCommand': {
-          const ops = input.TransactItems.map((t: any) => t.Put ?? t.ConditionCheck ?? t.Update);
-          // as DynamoDB: one reason per item, in order, the item as it was when asked for
-          const reasons = ops.map((p: any) => {
-            if (holds(p)) return { Code: 'None' };
-            const old = items.get(k(p.Item ?? p.Key));
-            return { Code: 'ConditionalCheckFailed', ...(p.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && old ? { Item: structuredClone(old) } : {}) };
-          });
-          if (reasons.some((r: { Code: string }) => r.Code !== 'None')) throw Object.assign(failed('TransactionCanceledException'), { CancellationReasons: reasons });
-          for (const t of input.TransactItems) {
-            if (t.Put) items.set(k(t.Put.Item), structuredClone(t.Put.Item));
-            if (t.Update) items.set(k(t.Update.Key), updated(t.Update));
-          }
-          return {};
-        }
-        default:
-          throw new Error(`memory store: ${cmd.constructor.name} not supported`);
-      }
+      return f(...args);
+    };
+  }
+  return wrapped;
+}
+
+const id = (it: Item) => `${it.pk}\u0000${it.sk}`;
+
+/** The store, its items flat (`pk\u0000sk` → item); `items.set` plants an item. */
+export function memoryStore(): Store & { items: Map<string, any> } {
+  const store = interleaved(createSqliteStore(':memory:'));
+  const view = {
+    get size() {
+      return store.allItems().length;
     },
+    get: (k: string) => store.allItems().find((it) => id(it) === k),
+    has: (k: string) => store.allItems().some((it) => id(it) === k),
+    set(_k: string, item: Item) {
+      store.plant(item);
+      return view;
+    },
+    keys: () => store.allItems().map(id)[Symbol.iterator](),
+    values: () => store.allItems()[Symbol.iterator](),
+    entries: () => store.allItems().map((it): [string, Item] => [id(it), it])[Symbol.iterator](),
   };
-  return { documentClient: documentClient as any, table: undefined as any, tableName: 'memory', items };
+  return Object.assign(store, { items: view as unknown as Map<string, any> });
+}
+
+/** The store, its items by partition (pk → sk → item); `items.set(pk, Map)` plants a partition. */
+export function memoryDynamoStore(_name = 'memory'): Store & { items: Map<string, Map<string, Item>> } {
+  const store = interleaved(createSqliteStore(':memory:'));
+  const partitions = () => {
+    const out = new Map<string, Map<string, Item>>();
+    for (const it of store.allItems()) {
+      if (!out.has(it.pk)) out.set(it.pk, new Map());
+      out.get(it.pk)!.set(it.sk, it);
+    }
+    return out;
+  };
+  const view = {
+    get: (pk: string) => partitions().get(pk),
+    has: (pk: string) => partitions().has(pk),
+    set(_pk: string, part: Map<string, Item>) {
+      for (const it of part.values()) store.plant(it);
+      return view;
+    },
+    keys: () => partitions().keys(),
+    values: () => partitions().values(),
+    entries: () => partitions().entries(),
+  };
+  return Object.assign(store, { items: view as unknown as Map<string, Map<string, Item>> });
+}
+
+export const STORE_OPS = ['get', 'put', 'update', 'delete', 'query', 'batchGet', 'batchWrite', 'transactWrite', 'scan'] as const;
+export type StoreOp = (typeof STORE_OPS)[number];
+
+/**
+ * Watch (or break) a store's calls: `see` is told each operation and its input before it runs; a
+ * throw (or a rejected promise) from it fails that call instead.
+ */
+export function observe<S extends Store>(store: S, see: (op: StoreOp, input: any) => void | Promise<void>): S {
+  for (const op of STORE_OPS) {
+    const f = (store[op] as (...a: unknown[]) => Promise<unknown>).bind(store);
+    (store as unknown as Record<string, unknown>)[op] = async (...args: unknown[]) => {
+      await see(op, args[0]);
+      return f(...args);
+    };
+  }
+  return store;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as OTPAuth from 'otpauth';
 import { AuditChain, type AuditRow } from '../../lib/audit';
-import { createStore } from '../../lib/store';
+import { storeOfEnvironment, type Store } from '../../lib/store';
 import { ConsoleClient } from '../../local/console-client';
 import { RUN_DIR } from '../../local/processes';
 import { stackFile, type StackInfo } from '../../local/stack';
@@ -10,7 +10,18 @@ import { stackFile, type StackInfo } from '../../local/stack';
 // What the integration tests know about the running stack (started by npm test).
 export const profile = (process.env.HDC_STACK_PROFILE as 'dev' | 'test') ?? 'test';
 export const stack: StackInfo = JSON.parse(fs.readFileSync(stackFile(profile), 'utf8'));
-export const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
+/** the console's store (the stack's: its SQLite file, or DynamoDB Local's table) */
+export const store = storeOfEnvironment(stack.stores.console);
+/** the password service's own store (its own SQLite file; on DynamoDB the table it shares with the console, as in AWS) */
+export const serviceStore = stack.storeKind === 'sqlite' ? storeOfEnvironment(stack.stores.passwordService) : store;
+
+/** A store of a test's own, beside the stack's (a fresh SQLite file, or a fresh table on DynamoDB Local). */
+export function scratchStore(name: string): Store {
+  if (stack.storeKind === 'dynamodb') return storeOfEnvironment({ DYNAMODB_ENDPOINT: stack.dynamodbEndpoint!, HDC_TABLE: `${name}-${Date.now()}` });
+  const dir = path.join(RUN_DIR, 'scratch');
+  fs.mkdirSync(dir, { recursive: true });
+  return storeOfEnvironment({ HDC_SQLITE_FILE: path.join(dir, `${name}-${Date.now()}-${process.pid}.sqlite`) });
+}
 export const audit = new AuditChain(store, 'console');
 
 export const account = (username: string) => {

@@ -1,4 +1,4 @@
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore } from '../support/memory-store';
 
 // The bulk/leaver job runner (lib/approvals/jobs.ts) on the table's conditional writes: a runner
 // killed mid-way is resumed and no step acts twice (an interrupted step whose result the directory

@@ -1,5 +1,5 @@
 import { AuditChain, CONTENDED_MS, MAX_ROWS_PER_APPEND, type AuditInput } from '../../lib/audit';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore, observe } from '../support/memory-store';
 
 // A decision and its outcome go to the chain in one write (the LAPS reveal): consecutive
 // sequences, one head move, and no fork when single appends race with it.
@@ -43,12 +43,10 @@ describe('AuditChain.appendAll', () => {
     /** The store, counting the reads of the chain's head. */
     function counted(name: string) {
       const store = memoryDynamoStore(name);
-      const send = store.documentClient.send.bind(store.documentClient) as (cmd: any) => Promise<any>;
       const counter = { headReads: 0 };
-      (store.documentClient as any).send = (cmd: any) => {
-        if (cmd.constructor.name === 'GetCommand' && cmd.input.Key?.sk === 'HEAD') counter.headReads++;
-        return send(cmd);
-      };
+      observe(store, (op, input) => {
+        if (op === 'get' && input.Key?.sk === 'HEAD') counter.headReads++;
+      });
       return { store, counter };
     }
 
@@ -72,7 +70,8 @@ describe('AuditChain.appendAll', () => {
       const { store, counter } = counted('refresh-contended');
       let now = Date.parse('2026-11-26T10:00:00Z');
       const mine = new AuditChain(store, 'console', { now: () => now });
-      const other = new AuditChain(store, 'console', { now: () => now }); // another instance
+      // another instance (another process: its own store client, and what it knows of the head its own)
+      const other = new AuditChain({ ...store }, 'console', { now: () => now });
       await mine.append(row('mine', 0));
       await other.append(row('other', 1)); // mine's known head is now stale
       await mine.refreshHeadIfContended(); // it does not know that yet: no read

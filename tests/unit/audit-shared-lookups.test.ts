@@ -1,6 +1,6 @@
 import { AuditChain, pad, type AuditInput } from '../../lib/audit';
 import { auditQuerySchema, MAX_EXAMINED, queryAudit } from '../../lib/audit/query';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore } from '../support/memory-store';
 
 // Rows appended together (a decision and its outcome) share their lookup items: one per
 // partition, keyed by the first row it points to. The viewer must still find every row by each

@@ -8,7 +8,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { loadConfig } from '../../lib/config';
 import { nonceItem, signRequest } from '../../lib/password-service/link';
 import { PasswordService } from '../../lib/password-service/service-side/service';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore, observe } from '../support/memory-store';
 import { SERVICE_CHAIN } from '../../lib/password-service/link/service-chain';
 import { PIN_KEY } from '../../lib/password-service/service-side/context';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
@@ -179,23 +179,20 @@ describe('the password service run over a table that records what it asks', () =
     const caPem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     // the directory settings as setup writes them; the only DC refuses connections (nothing is read)
     const settings = { domain: 'corp.example.test', baseDn: 'DC=corp,DC=example,DC=test', dcs: [{ name: 'dc1', url: 'ldaps://127.0.0.1:1' }], caPem, managedOus: [], tierOus: [], protectedGroups: [], superAdministrators: [], stepUpMode: 'password', configuredAt: new Date().toISOString(), readAccount: { user: 'r', sealedPassword: 'x' }, writeAccount: { user: 'w', sealedPassword: 'x' } };
-    store.items.set('INSTANCE', new Map([['SETTINGS', { pk: 'INSTANCE', sk: 'SETTINGS', _et: 'Record', data: settings, version: 1 }]]));
+    await store.put({ Item: { pk: 'INSTANCE', sk: 'SETTINGS', _et: 'Record', data: settings, version: 1 } });
     const asked: Array<{ action: string; pk: string }> = [];
-    const send = store.documentClient.send.bind(store.documentClient) as (cmd: any) => Promise<any>;
-    const ACTION: Record<string, string> = { GetCommand: 'GetItem', PutCommand: 'PutItem', DeleteCommand: 'DeleteItem', QueryCommand: 'Query', UpdateCommand: 'UpdateItem' };
-    (store.documentClient as any).send = (cmd: any) => {
-      const input = cmd.input;
-      if (cmd.constructor.name === 'TransactWriteCommand') {
-        for (const op of input.TransactItems) {
+    const ACTION: Record<string, string> = { get: 'GetItem', put: 'PutItem', delete: 'DeleteItem', query: 'Query', update: 'UpdateItem', batchGet: 'BatchGetItem', scan: 'Scan' };
+    observe(store, (storeOp, input) => {
+      if (storeOp === 'transactWrite') {
+        for (const op of input) {
           const [kind, o] = Object.entries(op)[0] as [string, any];
           asked.push({ action: `dynamodb:${{ Put: 'PutItem', Delete: 'DeleteItem', Update: 'UpdateItem', ConditionCheck: 'ConditionCheckItem' }[kind]}`, pk: (o.Item ?? o.Key).pk });
         }
       } else {
-        const pk = input.Key?.pk ?? input.Item?.pk ?? input.ExpressionAttributeValues?.[':pk'] ?? `(${cmd.constructor.name})`;
-        asked.push({ action: `dynamodb:${ACTION[cmd.constructor.name] ?? cmd.constructor.name}`, pk });
+        const pk = storeOp === 'batchGet' ? input[0]?.pk : (input.Key?.pk ?? input.Item?.pk ?? input.ExpressionAttributeValues?.[':pk'] ?? `(${storeOp})`);
+        asked.push({ action: `dynamodb:${ACTION[storeOp] ?? storeOp}`, pk });
       }
-      return send(cmd);
-    };
+    });
     const env = { HDC_LAPS_UPN: 'svc-laps@corp.example.test', HDC_LAPS_PASSWORD_FILE: path.join(dir, 'laps'), HDC_RESET_UPN: 'svc-reset@corp.example.test', HDC_RESET_PASSWORD_FILE: path.join(dir, 'reset') };
     const key = randomBytes(32);
     const service = new PasswordService(store, loadConfig(env).config, env, async () => key);

@@ -1,5 +1,5 @@
 import { runSlot, slotOf, startScheduler, takeSlot, type ScheduledJob } from '../../lib/gateway/scheduler';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore, observe } from '../support/memory-store';
 
 // The container's job scheduler: one run per slot whatever the number of replicas (the lease is a
 // conditional write in the store), a failing job logged and the next slot run again.
@@ -31,7 +31,7 @@ describe('the per-slot lease', () => {
   });
   it('a store that cannot be written: the slot is skipped, the job not run', async () => {
     const store = memoryDynamoStore();
-    store.documentClient.send = (async () => Promise.reject(Object.assign(new Error('down'), { name: 'NetworkingError' }))) as never;
+    observe(store, () => Promise.reject(Object.assign(new Error('down'), { name: 'NetworkingError' })));
     let runs = 0;
     expect(await runSlot(store, { name: 'x', rate: RATE, run: async () => void runs++ }, SLOT)).toBe('failed');
     expect(runs).toBe(0);

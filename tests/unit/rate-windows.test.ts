@@ -2,7 +2,7 @@ import { AuditChain } from '../../lib/audit';
 import { accountSubject, admitSignIn, admitStepUp, type SignInLimits } from '../../lib/auth/rate-limit';
 import { satisfies } from '../../lib/auth/stepup';
 import { admit, countInWindow, giveBack, takeFromWindows, type WindowEntry, type WindowSpec } from '../../lib/store/window';
-import { memoryStore } from '../support/memory-store';
+import { memoryStore, observe } from '../support/memory-store';
 
 // The sliding-window primitive (DESIGN decision 12) and the sign-in limits built on it. The
 // DynamoDB protocol runs here against a stand-in with the same conditional writes that interleaves
@@ -88,13 +88,11 @@ describe('takeFromWindows without a read first (assumeSpanEmpty: the LAPS admiss
   /** the store, and how many reads it answered */
   const counted = () => {
     const store = memoryStore();
-    const send = store.documentClient.send.bind(store.documentClient);
     const calls = { reads: 0, writes: 0 };
-    (store.documentClient as any).send = (cmd: { constructor: { name: string } }) => {
-      if (cmd.constructor.name === 'GetCommand') calls.reads++;
+    observe(store, (op) => {
+      if (op === 'get') calls.reads++;
       else calls.writes++;
-      return send(cmd as any);
-    };
+    });
     return { store, calls };
   };
 
@@ -269,7 +267,7 @@ describe('a window taken together with the link nonce (one write)', () => {
   it('an audit append written along: a head another writer moved is learnt and tried again, the row lands once at the next sequence', async () => {
     const store = memoryStore();
     const mine = new AuditChain(store, 'race-test');
-    const other = new AuditChain(store, 'race-test');
+    const other = new AuditChain({ ...store }, 'race-test'); // another process: its own store client
     await mine.append({ event: 'first', outcome: 'success' }); // mine now knows head 1
     await other.append({ event: 'other', outcome: 'success' }); // the head moves to 2 behind its back
     const row = mine.prepare([{ event: 'laps.read', outcome: 'admitted' }]);

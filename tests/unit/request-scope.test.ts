@@ -1,7 +1,7 @@
 import { forgetRequestRead, inRequestScope, readOncePerRequest } from '../../lib/request-scope';
 import { readSettingsOncePerRequest, writeSettings, type InstanceSettings } from '../../lib/setup/settings';
 import { putRecord } from '../../lib/store/records';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore } from '../support/memory-store';
 
 // One request shares one read of the settings (pipeline, guard, decision); another request, a
 // write within the request, or code outside any request reads the store again.

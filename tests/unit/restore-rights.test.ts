@@ -4,11 +4,11 @@ import path from 'node:path';
 import { restoreDatabase } from '../../lib/admin/database';
 import type { AuditInput } from '../../lib/audit';
 import { AUTHZ_REVISION_KEY, putDelegation, putRole, rightsInputsOncePerRequest, type Delegation } from '../../lib/authz/rights';
-import { copyData } from '../../lib/migrations';
+import { copyData, readCopy } from '../../lib/migrations';
 import { inRequestScope } from '../../lib/request-scope';
 import type { ConsoleRuntime } from '../../lib/runtime';
 import { getRecord } from '../../lib/store/records';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore, observe } from '../support/memory-store';
 
 // `restore-database` gives the rights revision a new commit id: a console keeps roles and
 // delegations under the revision's commit id (decision 4d), and a copy taken while a change
@@ -43,11 +43,12 @@ describe('restore-database and the kept rights', () => {
     const before = await getRecord<{ commit: string }>(store, AUTHZ_REVISION_KEY.pk, AUTHZ_REVISION_KEY.sk);
 
     // the copy as a scan running across a revocation wrote it: the revision from before, d1 gone
-    const { location } = await copyData(store, { folder }, 'test');
-    const lines = fs.readFileSync(location, 'utf8').split('\n').filter(Boolean);
-    const torn = lines.filter((l) => !(JSON.parse(l).pk === 'DELEGATIONS' && JSON.parse(l).sk === 'd1'));
-    expect(torn.length).toBe(lines.length - 1);
-    fs.writeFileSync(location, `${torn.join('\n')}\n`);
+    const copy = readCopy((await copyData(store, { folder }, 'test')).location);
+    const torn = copy.filter((it) => !(it.pk === 'DELEGATIONS' && it.sk === 'd1'));
+    expect(torn.length).toBe(copy.length - 1);
+    // written as JSON lines (the form a DynamoDB copy takes; restore reads both)
+    const location = path.join(folder, 'torn.jsonl');
+    fs.writeFileSync(location, torn.map((it) => `${JSON.stringify(it)}\n`).join(''));
 
     const { rt, rows } = runtime(store);
     const out = await restoreDatabase(rt, location, actor);
@@ -87,11 +88,9 @@ describe('restore-database and the kept rights', () => {
     await putDelegation(store, delegation('d1'));
     const { location } = await copyData(store, { folder }, 'test');
     await putDelegation(store, delegation('d2'));
-    const send = store.documentClient.send.bind(store.documentClient);
-    (store.documentClient as any).send = (cmd: { constructor: { name: string } }) => {
-      if (cmd.constructor.name === 'TransactWriteCommand') return Promise.reject(new Error('store unavailable'));
-      return send(cmd as any);
-    };
+    observe(store, (op) => {
+      if (op === 'transactWrite') throw new Error('store unavailable');
+    });
 
     const { rt, rows } = runtime(store);
     const out = await restoreDatabase(rt, location, actor);

@@ -1,7 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { changeAuthz, putDelegation, putRole, rightsInputsOncePerRequest, type Delegation } from '../../lib/authz/rights';
 import { inRequestScope } from '../../lib/request-scope';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore, observe, type StoreOp } from '../support/memory-store';
+
+const OLD_NAMES: Partial<Record<StoreOp, string>> = { get: 'GetCommand', query: 'QueryCommand', put: 'PutCommand', transactWrite: 'TransactWriteCommand' };
 
 // Roles and delegations are kept between requests under the rights revision's commit id: each
 // request reads the revision (consistent) and reads the roles and delegations again unless the
@@ -12,12 +13,10 @@ const delegation = (id: string, sid: string): Delegation => ({ id, roleId: 'help
 
 function counted() {
   const store = memoryDynamoStore();
-  const send = store.documentClient.send.bind(store.documentClient);
   const asked: string[] = [];
-  (store.documentClient as any).send = (cmd: { constructor: { name: string }; input: any }) => {
-    asked.push(`${cmd.constructor.name}:${cmd.input.Key?.pk ?? cmd.input.ExpressionAttributeValues?.[':pk'] ?? cmd.input.KeyConditionExpression ?? ''}`);
-    return send(cmd as any);
-  };
+  observe(store, (op, input) => {
+    asked.push(`${OLD_NAMES[op] ?? op}:${input.Key?.pk ?? input.ExpressionAttributeValues?.[':pk'] ?? input.KeyConditionExpression ?? ''}`);
+  });
   return { store, asked };
 }
 const request = <T>(work: () => Promise<T>) => inRequestScope(work);
@@ -66,7 +65,7 @@ describe('roles and delegations kept under the revision', () => {
     const { store, asked } = counted();
     await putRole(store, { id: 'helpdesk', name: 'Helpdesk', permissions: ['computers.read'] });
     const rev = store.items.get('AUTHZ')!.get('REVISION')!;
-    await store.documentClient.send(new PutCommand({ TableName: store.tableName, Item: { ...rev, data: {} } }));
+    await store.put({ Item: { ...rev, data: {} } });
     asked.length = 0;
     await request(() => rightsInputsOncePerRequest(store));
     await request(() => rightsInputsOncePerRequest(store));

@@ -3,7 +3,7 @@ import type { Session } from '../../lib/auth/sessions';
 import type { ConsoleRuntime } from '../../lib/runtime';
 import type { StepUpMode } from '../../lib/setup/settings';
 import { putRecord } from '../../lib/store/records';
-import { memoryDynamoStore } from '../support/memory-dynamo';
+import { memoryDynamoStore, observe } from '../support/memory-store';
 
 // The strict step-up of the LAPS routes and the usual one: the operator's enrolment is read only
 // when it can change the answer. A recent step-up by the authenticator satisfies every proof; one by
@@ -12,12 +12,10 @@ import { memoryDynamoStore } from '../support/memory-dynamo';
 const GUID = '3f1d2c4b-0000-4000-8000-000000000001';
 function runtime(mode: StepUpMode, enrolled: boolean) {
   const store = memoryDynamoStore();
-  const send = store.documentClient.send.bind(store.documentClient);
   const reads: string[] = [];
-  (store.documentClient as any).send = (cmd: { constructor: { name: string }; input: any }) => {
-    if (cmd.constructor.name === 'GetCommand') reads.push(cmd.input.Key.pk);
-    return send(cmd as any);
-  };
+  observe(store, (op, input) => {
+    if (op === 'get') reads.push(input.Key.pk);
+  });
   const rt = { store, settings: async () => ({ stepUpMode: mode }), config: { Authentication: { StepUpWindow: 300 } } } as unknown as ConsoleRuntime;
   // the record lib/auth/operators reads
   const ready = enrolled ? putRecord(store, `OPERATOR#${GUID}`, 'PROFILE', { totpSealed: 'sealed' }) : Promise.resolve(true);

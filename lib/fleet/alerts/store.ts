@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Store } from '../../store';
 import { deleteRecord, getRecord, putRecord, queryRecords } from '../../store/records';
@@ -62,7 +61,7 @@ export async function refreshAlert(store: Store, alert: Alert): Promise<void> {
 
 /** Resolve: the alert as it was when this call removed it, undefined when someone else did. */
 export async function resolveAlert(store: Store, key: string): Promise<Alert | undefined> {
-  const out = await store.documentClient.send(new DeleteCommand({ TableName: store.tableName, Key: { pk: PK, sk: activeSk(key) }, ReturnValues: 'ALL_OLD' }));
+  const out = await store.delete({ Key: { pk: PK, sk: activeSk(key) }, ReturnValues: 'ALL_OLD' });
   return (out.Attributes?.data as Alert | undefined) ?? undefined;
 }
 

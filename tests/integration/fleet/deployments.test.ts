@@ -1,16 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { createStore } from '../../../lib/store';
 import { RUN_DIR } from '../../../local/processes';
-import { adminAuth, auditRowOf, auditRows, auditRowsOf, call, personaHeaders, stack, tctl } from './support';
+import { adminAuth, auditRowOf, auditRows, auditRowsOf, call, personaHeaders, fleetStore, stack, tctl } from './support';
 
 // Proxy deployments and join tokens through the real HTTP stack, DynamoDB Local and the fake
 // tctl (tokens add/ls/rm with the identity role's token rule). Every token value answered here is
 // collected and searched for at the end in the audit chain, the table and the fleet's process log.
 
-const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
+const store = fleetStore();
 const issued: string[] = [];
 const tokensInCluster = (): any[] => tctl.readFixture('tokens.json');
 const hasToken = (t: string) => tokensInCluster().some((x) => x.metadata.name === t);
@@ -302,7 +300,7 @@ describe('join token secrets', () => {
   it('appear in no audit row, no table item and no line of the fleet process log', async () => {
     expect(issued.length).toBeGreaterThanOrEqual(5);
     const audit = JSON.stringify(await auditRows(500));
-    const scan = JSON.stringify((await store.documentClient.send(new ScanCommand({ TableName: stack.tableName }))).Items);
+    const scan = JSON.stringify((await store.scan()).Items);
     const log = fs.readFileSync(path.join(RUN_DIR, `${process.env.HDC_STACK_PROFILE === 'dev' ? 'dev' : 'test'}-fleet-offline.log`), 'utf8');
     for (const t of issued) {
       expect(audit.includes(t)).toBe(false);

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Ajv from 'ajv';
 import { Webhook } from 'standardwebhooks';
-import { createStore, ensureTable, type Store } from '../../../lib/store';
+import type { Store } from '../../../lib/store';
 import { createConsole, deleteConsole, type ConsoleRecord } from '../../../lib/fleet/consoles';
 import { createFleetChannel, listFleetChannels } from '../../../lib/fleet/alerts/channels';
 import { notifyTransitions } from '../../../lib/fleet/alerts/notify';
@@ -16,7 +16,7 @@ import { deliverToChannel, applyChannelInput } from '../../../lib/channels';
 import { compileAllowedTargets } from '../../../lib/outbound/https';
 import { makeTestCa } from '../../support/test-ca';
 import { ADAPTIVE_CARD_14_SUBSET } from '../../support/adaptive-card-schema';
-import { stack } from './support';
+import { scratchStore, stack } from './support';
 
 // The fleet's poll against real HTTPS consoles on loopback (a test CA made here, trusted the way
 // NODE_EXTRA_CA_CERTS is: beside the system store), alert rules firing and resolving through
@@ -131,8 +131,7 @@ const activeKeys = async () => (await listActiveAlerts(store)).map((a) => `${a.k
 const webhookEvents = (rs: Received[]) => rs.filter((r) => r.path.startsWith('/webhook')).flatMap((r) => JSON.parse(r.body).events);
 
 beforeAll(async () => {
-  store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: `hdc-fleet-poll-${Date.now()}` });
-  await ensureTable(store);
+  store = await scratchStore('hdc-fleet-poll');
   deps = newDeps();
   await startReceiver();
 });
@@ -339,8 +338,7 @@ describe('rounds: rules fire and resolve, nothing is sent twice', () => {
 
 describe('a round that does not fit in one invocation', () => {
   it('polls under a bound, resumes where it stopped, polls each console once per round, evaluates once; a held lease answers busy', async () => {
-    const local = createStore({ endpoint: stack.dynamodbEndpoint, tableName: `hdc-fleet-split-${Date.now()}` });
-    await ensureTable(local);
+    const local = await scratchStore('hdc-fleet-split');
     const fleet: FakeConsole[] = [];
     for (let i = 0; i < 6; i++) {
       const fc = await fakeConsole(ca.issue(`s${i}`));

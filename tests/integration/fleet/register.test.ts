@@ -1,10 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { createStore } from '../../../lib/store';
-import { adminAuth, auditRowOf, auditRows, call, personaHeaders, stack } from './support';
+import { adminAuth, auditRowOf, auditRows, call, personaHeaders, fleetStore, stack } from './support';
 
 // Clients, consoles, technician assignments and the fleet audit chain.
-const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
+const store = fleetStore();
 const ACME_CONSOLE = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
 
 describe('technician assignments', () => {
@@ -58,9 +55,9 @@ describe('consoles', () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ url: 'https://initech-hdc.clients.example', tokenSet: true, ca: null });
     expect(r.text).not.toContain(secret);
-    const { Item } = await store.documentClient.send(new GetCommand({ TableName: stack.tableName, Key: { pk: 'CONSOLE', sk: r.body.id } }));
+    const { Item } = await store.get({ Key: { pk: 'CONSOLE', sk: r.body.id } });
     expect(Item!.data.sealedToken).toMatch(/^v1\./);
-    const scan = await store.documentClient.send(new ScanCommand({ TableName: stack.tableName }));
+    const scan = await store.scan();
     expect(JSON.stringify(scan.Items)).not.toContain(secret);
     expect(JSON.stringify(await auditRows(100))).not.toContain(secret);
     await call('DELETE', `/api/consoles/${r.body.id}`, admin);
@@ -105,15 +102,15 @@ describe('audit', () => {
     const rows = await auditRows(50);
     const withClient = rows.find((r) => r.client);
     const key = { pk: 'AUDIT#fleet', sk: String(withClient.seq).padStart(12, '0') };
-    const { Item } = await store.documentClient.send(new GetCommand({ TableName: stack.tableName, Key: key }));
+    const { Item } = await store.get({ Key: key });
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
     try {
       for (const tampered of [{ ...Item!.body, client: 'other' }, (({ client, ...rest }) => rest)(Item!.body)]) {
-        await store.documentClient.send(new PutCommand({ TableName: stack.tableName, Item: { ...Item, body: tampered } }));
+        await store.put({ Item: { ...Item, body: tampered } });
         expect((await call('GET', '/api/audit/verify', admin)).body).toMatchObject({ ok: false, firstBadSeq: withClient.seq, problem: 'hash_mismatch' });
       }
     } finally {
-      await store.documentClient.send(new PutCommand({ TableName: stack.tableName, Item }));
+      await store.put({ Item });
     }
     expect((await call('GET', '/api/audit/verify', admin)).body.ok).toBe(true);
   });

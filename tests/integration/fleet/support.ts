@@ -4,6 +4,7 @@ import path from 'node:path';
 import { mintToken } from '../../../local/fleet/issuer';
 import { commandOf, readCommandLog, resetFakeTctl, setFakeTctlControl, type FakeTctlControl } from '../../../local/fleet/fake-tctl';
 import type { FleetStackInfo } from '../../../local/fleet/stack';
+import { storeOfEnvironment, type Store } from '../../../lib/store';
 
 // The running fleet stack: FLEET_STACK_FILE, else `fleet` in the test stack file, else the file
 // local/fleet/stack.ts writes for the test profile.
@@ -22,6 +23,19 @@ export function fleetStack(): FleetStackInfo {
 jest.setTimeout(60000);
 
 export const stack = fleetStack();
+
+/** The fleet's own store (its SQLite file, or its table on DynamoDB Local). */
+export const fleetStore = (): Store => storeOfEnvironment(stack.storeEnv);
+
+/** A store of a test's own, beside the fleet's (a fresh SQLite file, or a fresh table on DynamoDB Local). */
+export async function scratchStore(name: string): Promise<Store> {
+  const unique = `${name}-${Date.now()}-${process.pid}`;
+  const s = stack.storeEnv.HDC_SQLITE_FILE
+    ? storeOfEnvironment({ HDC_SQLITE_FILE: path.join(path.dirname(stack.storeEnv.HDC_SQLITE_FILE), 'scratch', `${unique}.sqlite`) })
+    : storeOfEnvironment({ DYNAMODB_ENDPOINT: stack.storeEnv.DYNAMODB_ENDPOINT, HDC_TABLE: unique });
+  await s.ensure();
+  return s;
+}
 
 // Node ids of the fixture scenario (../shared/reference/teleport/README.md)
 export const NODE = {

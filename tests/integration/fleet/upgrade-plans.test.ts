@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { AuditChain } from '../../../lib/audit';
-import { createStore, ensureTable, type Store } from '../../../lib/store';
+import type { Store } from '../../../lib/store';
 import { makeAccess } from '../../../lib/fleet/access';
 import { listActiveAlerts } from '../../../lib/fleet/alerts/store';
 import { createConsole, type ConsoleRecord } from '../../../lib/fleet/consoles';
@@ -17,7 +17,7 @@ import { generateUpgradePack, upgradesView, withDrift } from '../../../lib/fleet
 import { listAllPlans, putPlan } from '../../../lib/fleet/upgrades/plans';
 import { writeUpgradeSettings } from '../../../lib/fleet/upgrades/settings';
 import { makeTestCa } from '../../support/test-ca';
-import { stack } from './support';
+import { scratchStore, stack } from './support';
 
 // The plan state table through real polling rounds: HTTPS consoles on loopback reporting their
 // version, the rounds kept in DynamoDB Local (a table of this file's own), time moved by
@@ -65,8 +65,7 @@ let c1: FakeConsole, c2: FakeConsole, c3: FakeConsole;
 let r1: ConsoleRecord, r2: ConsoleRecord, r3: ConsoleRecord;
 
 beforeAll(async () => {
-  store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: `hdc-fleet-upgrades-${Date.now()}` });
-  await ensureTable(store);
+  store = await scratchStore('hdc-fleet-upgrades');
   rt = { store, audit: new AuditChain(store, 'fleet') } as unknown as FleetRuntime;
   [c1, c2, c3] = await Promise.all([fakeConsole('1.3.0'), fakeConsole('1.3.2'), fakeConsole('1.4.0')]);
   const reg = (fc: FakeConsole, clientCode: string) => createConsole(store, masterKey, { clientCode, url: fc.url, token: `tok-${randomBytes(12).toString('hex')}` });

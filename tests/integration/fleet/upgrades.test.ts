@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createStore } from '../../../lib/store';
 import { deleteRecord, queryRecords } from '../../../lib/store/records';
 import { writePollState, type ConsolePollState } from '../../../lib/fleet/poll/state';
-import { adminAuth, auditRowOf, auditRows, auditRowsOf, call, personaHeaders, stack } from './support';
+import { adminAuth, auditRowOf, auditRows, auditRowsOf, call, personaHeaders, fleetStore, stack } from './support';
 
 // Console upgrades through the real HTTP stack: settings (refusals: code, no audit row, nothing
 // changed), drift badges on the console answers, packs (json and zip; scope, levels, 409s, the
@@ -13,7 +12,7 @@ import { adminAuth, auditRowOf, auditRows, auditRowsOf, call, personaHeaders, st
 // round's transitions of the plans are in upgrade-plans.test.ts.
 
 jest.setTimeout(120_000);
-const store = createStore({ endpoint: stack.dynamodbEndpoint, tableName: stack.tableName });
+const store = fleetStore();
 const tag = Date.now().toString(36);
 const created: string[] = [];
 let saved: any;

@@ -16,7 +16,7 @@ import type { ConsoleRuntime } from '../../../lib/runtime';
 import type { Directory } from '../../../lib/directory';
 import { readSettings, writeSettings, type InstanceSettings } from '../../../lib/setup/settings';
 import { nowSeconds } from '../../../lib/store';
-import { memoryDynamoStore } from '../../support/memory-dynamo';
+import { memoryDynamoStore } from '../../support/memory-store';
 import { httpEvent, type HttpEventOptions } from '../../support/http-event';
 import { zodArbitrary } from '../../support/zod-arbitrary';
 

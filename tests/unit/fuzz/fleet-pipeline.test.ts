@@ -14,7 +14,7 @@ import { signLocalToken } from '../../../lib/fleet/jwt';
 import type { FleetRuntime } from '../../../lib/fleet/runtime';
 import { logger } from '../../../lib/log';
 import { httpEvent, type HttpEventOptions } from '../../support/http-event';
-import { memoryDynamoStore } from '../../support/memory-dynamo';
+import { memoryDynamoStore } from '../../support/memory-store';
 
 // The fleet plane's real pipeline and handlers, in process (a table in memory, the cluster CLI
 // answering from the shipped fixtures or from fuzzed JSON): whatever the request and whatever
