@@ -11,23 +11,29 @@ function jest(args: string[], env: NodeJS.ProcessEnv = process.env): number {
   return r.status ?? 1;
 }
 
-/** oathtool is the unit tests' independent TOTP implementation (Debian package). */
-function ensureOathtool() {
-  if (spawnSync('sh', ['-c', 'command -v oathtool'], { stdio: 'ignore' }).status === 0) return;
-  log('installing oathtool (Debian) for the authenticator tests');
-  spawnSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends oathtool'], { stdio: 'inherit' });
-}
+/**
+ * Every Debian package the suites use, installed when missing (idempotent; a fresh machine needs
+ * no other step than `npm ci && npm test`): what each is for, the command that shows it is there.
+ */
+const PACKAGES: Array<{ pkg: string[]; has: string; why: string }> = [
+  { pkg: ['oathtool'], has: 'oathtool', why: "the authenticator tests' independent TOTP" },
+  { pkg: ['openjdk-17-jre-headless'], has: 'java', why: "DynamoDB Local (the store contract suite's AWS adapter; tests only)" },
+  { pkg: ['shellcheck'], has: 'shellcheck', why: 'the generated scripts and the instance scripts' },
+  { pkg: ['pebble'], has: 'pebble-challtestsrv', why: "the fleet's DNS-01 certificate test (ACME test CA)" },
+  { pkg: ['podman', 'runc'], has: 'podman', why: 'the container images and their instance test' },
+  { pkg: ['chromium'], has: process.env.HDC_CHROMIUM ?? '/usr/bin/chromium', why: 'the web apps in a real browser (playwright-core cannot download one here)' },
+];
 
-/** The e2e tests drive Debian's Chromium (playwright-core cannot download a browser here). */
-function ensureChromium() {
-  if (fs.existsSync(process.env.HDC_CHROMIUM ?? '/usr/bin/chromium')) return;
-  log('installing chromium (Debian) for the web app tests');
-  spawnSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium'], { stdio: 'inherit' });
+function ensurePackages() {
+  const missing = PACKAGES.filter((p) => spawnSync('sh', ['-c', `command -v ${p.has}`], { stdio: 'ignore' }).status !== 0 && !fs.existsSync(p.has));
+  if (!missing.length) return;
+  for (const p of missing) log(`installing ${p.pkg.join(' ')} (Debian) for ${p.why}`);
+  const r = spawnSync('bash', ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${missing.flatMap((p) => p.pkg).join(' ')}`], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`installing ${missing.flatMap((p) => p.pkg).join(' ')} failed (apt-get exit ${r.status})`);
 }
 
 async function main() {
-  ensureOathtool();
-  ensureChromium();
+  ensurePackages();
   const extra = process.argv.slice(2);
   // `npm test -- tests/integration/x.test.ts` runs only the named files: a phase none of them
   // belongs to passes with no tests
