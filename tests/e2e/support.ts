@@ -5,7 +5,7 @@ import { loadConfig } from '../../lib/config';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { windowKey } from '../../lib/store/window';
 import { RUN_DIR, ROOT } from '../../local/processes';
-import { account, nextCode, stack, store } from '../support/stack';
+import { account, nextCode, serviceStore, stack, store } from '../support/stack';
 
 // The web app in Debian's Chromium (playwright-core), against the stack `npm test` started: the
 // app from local/web-server.ts (the CloudFront stand-in), the API behind it. Each context records
@@ -78,7 +78,8 @@ export async function stepUpInDialog(page: Page, username: string) {
 
 const config = loadConfig({}).config;
 /** Empty a computer's LAPS rate window (the integration tests read the seeded computers too). */
-export const clearLapsWindow = (guid: string) => store.delete({ Key: windowKey(lapsWindow(config, guid)) });
+/** the LAPS rate window is the password service's: in its own store */
+export const clearLapsWindow = (guid: string) => serviceStore.delete({ Key: windowKey(lapsWindow(config, guid)) });
 
 /** Everything a page keeps: storages, cookies, caches, IndexedDB names, history and URL. */
 export async function browserState(w: Watched): Promise<string> {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Client } from 'ldapts';
 import type { ConsoleClient } from '../../local/console-client';
-import { auditMark, auditSince, lapsCanaries, signedIn, stack, steppedUp, store } from '../support/stack';
+import { auditMark, auditSince, lapsCanaries, serviceStore, signedIn, stack, steppedUp, store } from '../support/stack';
 
 // The LAPS reveal and expire chain against the Samba directory, through the real console, the
 // real password service (Lambda invoke over the signed link) and the LAPS account's own rights.
@@ -251,14 +251,15 @@ describe('LAPS reveal', () => {
 
   it('answers 503 trust_not_pinned until the password service is pinned', async () => {
     const key = { pk: 'PWDSVC', sk: 'PIN' };
-    const pin = (await store.get({ Key: key })).Item!;
-    await store.delete({ Key: key });
+    // the pin is the password service's own (its store)
+    const pin = (await serviceStore.get({ Key: key })).Item!;
+    await serviceStore.delete({ Key: key });
     try {
       const c = await steppedUp('op-helpdesk');
       const r = await reveal(c, 'WS-STD-05');
       expect([r.status, r.body.code]).toEqual([503, 'trust_not_pinned']);
     } finally {
-      await store.put({ Item: pin });
+      await serviceStore.put({ Item: pin });
     }
   });
 });

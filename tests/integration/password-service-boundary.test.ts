@@ -4,7 +4,7 @@ import { AuditChain, type AuditRow } from '../../lib/audit';
 import { callPasswordService } from '../../lib/password-service/console-side/client';
 import { loadLinkKey, signRequest } from '../../lib/password-service/link';
 import { environOfRecorded } from '../../local/processes';
-import { lapsCanaries, profile, stack, store } from '../support/stack';
+import { lapsCanaries, profile, serviceStore, stack, store } from '../support/stack';
 
 // The password service runs as its own process with its own environment, as in AWS: the
 // console's serverless-offline process (PID recorded by the stack) holds no LAPS or reset
@@ -45,7 +45,7 @@ describe('the console process never holds the password service secrets', () => {
 });
 
 describe('the password service audits every operation in its own chain', () => {
-  const chain = new AuditChain(store, 'password-service');
+  const chain = new AuditChain(serviceStore, 'password-service');
   const env = { ...process.env, HDC_LINK_KEY_FILE: stack.linkKeyFile, HDC_LAMBDA_ENDPOINT: stack.passwordServiceEndpoint, HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction };
   // WS-STD-05: a Windows LAPS password (laps.test reads it twice in the window, password-service.test once)
   const ws = stack.directory.computers.find((c) => c.name === 'WS-STD-05')!;

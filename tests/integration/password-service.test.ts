@@ -10,7 +10,7 @@ import { ApiError } from '../../lib/errors';
 import { countInWindow, windowKey } from '../../lib/store/window';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { ROOT } from '../../local/processes';
-import { stack, store } from '../support/stack';
+import { serviceStore, stack, store } from '../support/stack';
 
 // The password service over the signed internal link, called the way the console calls it.
 const env = { ...process.env, HDC_LINK_KEY_FILE: stack.linkKeyFile, HDC_LAMBDA_ENDPOINT: stack.passwordServiceEndpoint, HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction };
@@ -38,13 +38,13 @@ describe('the signed internal link', () => {
   it('refuses a replayed LAPS read: its nonce was spent with the rate window, the replay counts nothing', async () => {
     const { config } = loadConfig(env);
     const spec = lapsWindow(config, ws('WS-STD-04').guid);
-    await store.delete({ Key: windowKey(spec) });
+    await serviceStore.delete({ Key: windowKey(spec) });
     const envelope = signRequest(await loadLinkKey(env), lapsRequest('WS-STD-04'));
     const first = await invokeRaw(envelope);
     expect(first.code).not.toBe('link_replayed');
-    expect(await countInWindow(store, spec)).toBe(1);
+    expect(await countInWindow(serviceStore, spec)).toBe(1);
     expect(await invokeRaw(envelope)).toEqual({ ok: false, code: 'link_replayed' });
-    expect(await countInWindow(store, spec)).toBe(1);
+    expect(await countInWindow(serviceStore, spec)).toBe(1);
   });
 
   it('refuses a replay of a LAPS request refused before its rate window (the nonce is spent on every path)', async () => {
@@ -86,7 +86,7 @@ describe('the signed internal link', () => {
 
   it('answers laps_not_configured without the LAPS account (the same class, in-process, without its secret)', async () => {
     const { config } = loadConfig({});
-    const svc = new PasswordService(store, config, {}, () => loadLinkKey(env));
+    const svc = new PasswordService(serviceStore, config, {}, () => loadLinkKey(env));
     const res = await svc.handle(signRequest(await loadLinkKey(env), lapsRequest('WS-STD-05')));
     expect(res).toEqual({ ok: false, code: 'laps_not_configured' });
   });
