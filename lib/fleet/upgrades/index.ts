@@ -2,6 +2,7 @@ import type { AuditActor } from '../../audit';
 import type { FleetAccess } from '../access';
 import { listConsoles, type ConsoleRecord } from '../consoles';
 import { readPollStates, type ConsolePollState } from '../poll/state';
+import { pollSummary, type PollSummary } from '../poll/summary';
 import type { FleetRuntime } from '../runtime';
 import { listPlans, planState, progressOf, type PlanState } from './plans';
 import { normalizeSettings, readUpgradeSettings, writeUpgradeSettings, type UpgradeSettings, type UpgradeSettingsInput } from './settings';
@@ -96,9 +97,13 @@ export async function changeUpgradeSettings(rt: FleetRuntime, input: UpgradeSett
   return next;
 }
 
-/** Console answers with their drift badge: `version` (last successful poll) and `drift` (null: no target set). */
-export async function withDrift<C extends { id: string }>(store: FleetRuntime['store'], consoles: C[]): Promise<Array<C & { version: string | null; drift: Drift | null }>> {
+/**
+ * Console answers with their drift badge, `version` (last successful poll) and `drift` (null: no
+ * target set), and their last poll (issue 29: a list of consoles renders at once from stored
+ * state, one answer, no request per console).
+ */
+export async function withDrift<C extends { id: string }>(store: FleetRuntime['store'], consoles: C[]): Promise<Array<C & { version: string | null; drift: Drift | null; poll: PollSummary }>> {
   if (consoles.length === 0) return [];
   const [settings, states] = await Promise.all([readUpgradeSettings(store), readPollStates(store)]);
-  return consoles.map((c) => ({ ...c, ...consoleDrift(settings, states.get(c.id)) }));
+  return consoles.map((c) => ({ ...c, ...consoleDrift(settings, states.get(c.id)), poll: pollSummary(states.get(c.id)) }));
 }
