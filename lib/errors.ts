@@ -23,3 +23,15 @@ export const tooMany = (code: string, details?: Record<string, unknown>) => new 
 export const unavailable = (code: string, details?: Record<string, unknown>) => new ApiError(503, code, details);
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+
+/**
+ * 503 `overloaded` with Retry-After (issue 28): a bound (the start budget, the directory's
+ * connections, a function's in-flight cap) refused the request before its work began. `reason`
+ * names the bound for the audit row (written once a minute per reason) and the log, not the body.
+ */
+export const overloaded = (reason: string, retryAfterSeconds = 1): ApiError & { overloadReason: string } =>
+  Object.assign(new ApiError(503, 'overloaded', { retryAfterSeconds }), { overloadReason: reason });
+
+/** The bound that refused an `overloaded` error; undefined for any other error. */
+export const overloadReason = (e: unknown): string | undefined =>
+  isApiError(e) && e.code === 'overloaded' ? String((e as { overloadReason?: string }).overloadReason ?? 'unknown') : undefined;

@@ -1,19 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Client, InvalidCredentialsError, ResultCodeError, type Entry, type SearchOptions } from 'ldapts';
-import { ApiError } from '../errors';
+import { ApiError, overloaded, overloadReason } from '../errors';
 import { DirectoryError, DirectoryInvalidCredentials } from './errors';
+import { dcProblemOf, type DcProblem } from './probe';
+import type { DcFinding, SharedDcHealth } from './shared-health';
 import { logger } from '../log';
 
-export interface DcEndpoint {
-  name: string;
-  /** ldaps://host:636 only (validated where settings are saved) */
-  url: string;
-}
-export interface DirectoryCredentials {
-  /** a DN or a UPN */
-  user: string;
-  password: string;
-}
+import type { DcEndpoint, DirectoryCredentials } from './endpoints';
+export type { DcEndpoint, DirectoryCredentials } from './endpoints';
 export interface PoolOptions {
   caPem: string;
   /** TCP + TLS connect, and the answer to any one LDAP message (a DC silent that long is unresponsive) */
@@ -26,6 +20,16 @@ export interface PoolOptions {
   searchMaxResults: number;
   /** a kept read connection unused this long is closed (default 15 s) */
   keepIdleMs?: number;
+  /** hedged reads: the delay is the recent p95 of reads, at least this (default 100 ms)... */
+  hedgeFloorMs?: number;
+  /** ...and at most this (default 1 s); a new pool (no history yet) waits this long */
+  hedgeCapMs?: number;
+  /** open connections of this pool at most (kept and own; default 16); a new one waits for a slot */
+  maxConnections?: number;
+  /** how long a new connection may wait for a slot before the request is refused 503 `overloaded` (default 1 s) */
+  connectionWaitMs?: number;
+  /** DC health shared with the other instances (the store): read before a DC is chosen, written on a finding */
+  sharedHealth?: SharedDcHealth;
   now?: () => number;
 }
 
@@ -48,6 +52,15 @@ class DirectoryNoAnswer extends Error {
 
 // a kept read connection idle this long is closed rather than reused
 const KEEP_IDLE_MS = 15_000;
+const HEDGE_FLOOR_MS = 100;
+const HEDGE_CAP_MS = 1000;
+const MAX_CONNECTIONS = 16;
+const CONNECTION_WAIT_MS = 1000;
+// recent reads the hedge delay is taken from, and how many before it is trusted
+const LATENCY_SAMPLES = 200;
+const LATENCY_MIN_SAMPLES = 20;
+// the shared health is read again when older than this (one read serves the requests meanwhile)
+const SHARED_HEALTH_MAX_AGE_MS = 250;
 
 interface KeptConnection {
   client: Client;
@@ -55,17 +68,24 @@ interface KeptConnection {
   lastUsed: number;
   /** runs using it now: never closed as idle under them */
   inUse: number;
+  release: () => void;
 }
 
 // Server-side conditions that mean "this DC cannot serve now" rather than "this request is wrong".
 const DC_FAULT_CODES = new Set([51 /* busy */, 52 /* unavailable */, 80 /* other */]);
 
 const isConnectionError = (e: unknown) =>
-  !(e instanceof ResultCodeError) || DC_FAULT_CODES.has((e as ResultCodeError).code);
+  !(e instanceof ApiError) && !(e instanceof DirectoryInvalidCredentials) && !(e instanceof DirectoryError) && (!(e instanceof ResultCodeError) || DC_FAULT_CODES.has((e as ResultCodeError).code));
 
 // ldapts 8: "Connection timeout" (TCP/TLS connect), "<Request>: Operation timed out" (client `timeout`)
 const isUnanswered = (e: unknown) =>
   e instanceof DirectoryNoAnswer || (e instanceof Error && /Operation timed out|^Connection timeout$/.test(e.message));
+
+/** What a failure says about the DC (logged, and shared with the other instances). */
+const problemOf = (e: unknown): DcProblem => (isUnanswered(e) ? 'no_answer' : dcProblemOf(e));
+
+/** The directory answered and refused: the one directory error domain code sees (no failover). */
+const asAnswer = (e: unknown) => (e instanceof ResultCodeError && !DC_FAULT_CODES.has(e.code) ? new DirectoryError(e.code, e.message) : e);
 
 export interface SearchPage {
   entries: Entry[];
@@ -77,13 +97,22 @@ export interface SearchPage {
  * - DCs are tried in order; one whose connection fails is tried last for the cooldown, then one
  *   request retries it (a success restores its place);
  * - a wrong password never fails over;
- * - failover happens only when a connection is opened: a read that loses its connection is
- *   re-run on a new connection, a change that was sent is never replayed (unknown outcome);
+ * - a read unanswered after the hedge delay (about the recent p95 of reads, within a floor and a
+ *   cap) goes to the next DC as well and the first answer wins (issue 28); a read whose DC fails
+ *   goes to the next at once. The slower try runs on until it answers or times out, so a frozen
+ *   DC is still found (and shared) while its requests are answered elsewhere;
+ * - a change (and a credential check) is never hedged: failover happens only when its connection
+ *   is opened, and a change that was sent is never replayed (unknown outcome); a wrong password
+ *   tried on two DCs would count twice towards the account's lockout;
  * - a DC that does not answer (connect, or any one LDAP message) within the connect timeout is
- *   failed like one whose connection breaks, so a frozen DC (TCP accepted, no answers) costs one
- *   request at most the connect timeout, then sits in cooldown; one operation (all its messages)
- *   is bounded by the operation timeout.
- * Per-instance state here is a cache that may be lost (a new instance starts in configured order).
+ *   failed like one whose connection breaks: a frozen DC (TCP accepted, no answers) costs at most
+ *   the connect timeout, then sits in cooldown; one operation is bounded by the operation timeout;
+ * - a finding is written to the shared health (the store, expiring with the cooldown) and every
+ *   instance reads it before choosing a DC: the other instances skip that DC without a timeout;
+ * - at most `maxConnections` connections are open at once; a request that cannot get one within
+ *   `connectionWaitMs` is refused 503 `overloaded` rather than queued without bound.
+ * Per-instance state here is a cache that may be lost (a new instance starts in configured order,
+ * then the shared health).
  */
 export class DirectoryPool {
   private readonly state = new Map<string, DcState>();
@@ -98,6 +127,69 @@ export class DirectoryPool {
     for (const dc of dcs) this.state.set(dc.name, { lastUsed: 0, connects: 0 });
   }
 
+  // ---- shared health
+
+  /** live findings of the shared health, by DC name, as last read */
+  private shared = new Map<string, DcFinding>();
+  private sharedReadAt = -Infinity;
+  private sharedReading?: Promise<void>;
+  /** the last finding this instance wrote per DC (no write storm when many reads fail at once) */
+  private sharedWritten = new Map<string, number>();
+
+  /** Read the shared health when the last read is older than a moment (one read at a time). */
+  private async refreshShared(): Promise<void> {
+    const health = this.opts.sharedHealth;
+    if (!health || Date.now() - this.sharedReadAt < SHARED_HEALTH_MAX_AGE_MS) return;
+    this.sharedReading ??= health
+      .read(this.dcs)
+      .then((byUrl) => {
+        const next = new Map<string, DcFinding>();
+        for (const dc of this.dcs) {
+          const f = byUrl.get(dc.url);
+          if (f) next.set(dc.name, f);
+        }
+        this.shared = next;
+        this.sharedReadAt = Date.now();
+      })
+      .catch((e: unknown) => {
+        // the store is the shared health's only source: without it each instance finds for itself
+        logger.warn('shared DC health not read', { error: (e as Error)?.name });
+        this.sharedReadAt = Date.now();
+      })
+      .finally(() => {
+        this.sharedReading = undefined;
+      });
+    await this.sharedReading;
+  }
+
+  /** Failed by another instance's finding (or ours), still within its expiry. */
+  private sharedFailed(dc: DcEndpoint): boolean {
+    const f = this.shared.get(dc.name);
+    return f !== undefined && f.until > Date.now();
+  }
+
+  private shareFinding(dc: DcEndpoint, e: unknown) {
+    const health = this.opts.sharedHealth;
+    if (!health || this.opts.cooldownMs <= 0) return;
+    const now = Date.now();
+    const written = this.sharedWritten.get(dc.name);
+    if (written !== undefined && now - written < Math.min(1000, this.opts.cooldownMs / 2)) return;
+    this.sharedWritten.set(dc.name, now);
+    const finding: DcFinding = { url: dc.url, name: dc.name, reason: problemOf(e), failedAt: now, until: now + this.opts.cooldownMs };
+    this.shared.set(dc.name, finding);
+    health.markFailed(finding).catch((err: unknown) => logger.warn('shared DC health not written', { dc: dc.name, error: (err as Error)?.name }));
+  }
+
+  private clearShared(dc: DcEndpoint) {
+    const health = this.opts.sharedHealth;
+    if (!health || !this.shared.has(dc.name)) return;
+    this.shared.delete(dc.name);
+    this.sharedWritten.delete(dc.name);
+    health.clear(dc).catch((err: unknown) => logger.warn('shared DC health not cleared', { dc: dc.name, error: (err as Error)?.name }));
+  }
+
+  // ---- order and state
+
   /** The order this request will try: healthy DCs in configured order, cooling-down ones last. */
   connectionOrder(): DcEndpoint[] {
     const now = this.now();
@@ -105,7 +197,8 @@ export class DirectoryPool {
     const cooling: DcEndpoint[] = [];
     for (const dc of this.dcs) {
       const st = this.state.get(dc.name)!;
-      if (st.failedAt === undefined) ready.push(dc);
+      if (this.sharedFailed(dc)) cooling.push(dc);
+      else if (st.failedAt === undefined) ready.push(dc);
       else if (now - st.failedAt >= this.opts.cooldownMs && !st.retryClaimed) {
         st.retryClaimed = true; // exactly one request retries a DC whose cooldown elapsed
         ready.push(dc);
@@ -116,16 +209,24 @@ export class DirectoryPool {
     return [...ready, ...cooling];
   }
 
-  dcState(): Array<{ name: string; url: string; healthy: boolean; failedAt?: string; lastUsed?: string; connects: number }> {
+  /** Is this DC one a read may be hedged to (neither cooling down here nor failed in the shared health)? */
+  private ready(dc: DcEndpoint): boolean {
+    const st = this.state.get(dc.name)!;
+    return !this.sharedFailed(dc) && (st.failedAt === undefined || st.retryClaimed === true);
+  }
+
+  dcState(): Array<{ name: string; url: string; healthy: boolean; failedAt?: string; lastUsed?: string; connects: number; shared?: { reason: string; until: string } }> {
     return this.dcs.map((dc) => {
       const st = this.state.get(dc.name)!;
+      const f = this.sharedFailed(dc) ? this.shared.get(dc.name) : undefined;
       return {
         name: dc.name,
         url: dc.url,
-        healthy: st.failedAt === undefined,
+        healthy: st.failedAt === undefined && !f,
         failedAt: st.failedAt ? new Date(st.failedAt).toISOString() : undefined,
         lastUsed: st.lastUsed ? new Date(st.lastUsed).toISOString() : undefined,
         connects: st.connects,
+        ...(f ? { shared: { reason: f.reason, until: new Date(f.until).toISOString() } } : {}),
       };
     });
   }
@@ -134,7 +235,8 @@ export class DirectoryPool {
     const st = this.state.get(dc.name)!;
     st.failedAt = this.now();
     st.retryClaimed = false;
-    logger.warn('directory DC failed, tried last during cooldown', { dc: dc.name, error: (e as Error)?.message });
+    logger.warn('directory DC failed, tried last during cooldown', { dc: dc.name, problem: problemOf(e), error: (e as Error)?.message });
+    this.shareFinding(dc, e);
   }
 
   private markOk(dc: DcEndpoint) {
@@ -142,6 +244,47 @@ export class DirectoryPool {
     st.failedAt = undefined;
     st.retryClaimed = false;
     st.lastUsed = this.now();
+  }
+
+  // ---- connections (at most maxConnections open)
+
+  private open = 0;
+  private readonly slotWaiters: Array<() => void> = [];
+  private get maxConnections() {
+    return this.opts.maxConnections ?? MAX_CONNECTIONS;
+  }
+
+  /** Connections open now, and requests waiting for one (tests, diagnostics). */
+  connectionStats() {
+    return { open: this.open, waiting: this.slotWaiters.length, max: this.maxConnections };
+  }
+
+  /** A connection slot, or 503 `overloaded` when none frees within the wait. Returns its release (idempotent). */
+  private async takeSlot(): Promise<() => void> {
+    if (this.open >= this.maxConnections) {
+      const waitMs = this.opts.connectionWaitMs ?? CONNECTION_WAIT_MS;
+      await new Promise<void>((resolve, reject) => {
+        const waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          const i = this.slotWaiters.indexOf(waiter);
+          if (i >= 0) this.slotWaiters.splice(i, 1);
+          reject(overloaded('directory_connections', Math.max(1, Math.ceil(waitMs / 1000))));
+        }, waitMs);
+        this.slotWaiters.push(waiter);
+      });
+    }
+    this.open++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.open--;
+      // a freed slot goes to the longest waiter (counted as open again by its takeSlot)
+      this.slotWaiters.shift()?.();
+    };
   }
 
   private newClient(dc: DcEndpoint): Client {
@@ -156,8 +299,41 @@ export class DirectoryPool {
     });
   }
 
-  /** Open a bound connection on the first DC that answers; throws DirectoryInvalidCredentials without failover. */
-  private async connect(creds: DirectoryCredentials, skip: Set<string>): Promise<{ client: Client; dc: DcEndpoint }> {
+  /**
+   * A bound connection to this one DC (a slot taken: `release` gives it back once the client is
+   * closed). A wrong password: DirectoryInvalidCredentials (the DC answered, it is not failed); a
+   * DC that cannot serve: marked failed, the error thrown for the caller to fail over.
+   */
+  private async openBound(creds: DirectoryCredentials, dc: DcEndpoint): Promise<{ client: Client; release: () => void }> {
+    const release = await this.takeSlot();
+    const client = this.newClient(dc);
+    this.state.get(dc.name)!.connects++;
+    try {
+      await client.bind(creds.user, creds.password);
+      this.markOk(dc);
+      return { client, release };
+    } catch (e) {
+      await client.unbind().catch(() => undefined);
+      release();
+      if (e instanceof InvalidCredentialsError) {
+        this.markOk(dc); // the DC answered; the credentials are wrong
+        throw new DirectoryInvalidCredentials();
+      }
+      if (!isConnectionError(e)) throw asAnswer(e);
+      this.markFailed(dc, e);
+      throw e;
+    }
+  }
+
+  private close(client: Client, release: () => void) {
+    void client
+      .unbind()
+      .catch(() => undefined)
+      .finally(release);
+  }
+
+  /** Open a bound connection on the first DC that answers, in order (no hedging); throws DirectoryInvalidCredentials without failover. */
+  private async connect(creds: DirectoryCredentials, skip: Set<string>): Promise<{ client: Client; dc: DcEndpoint; release: () => void }> {
     let lastError: unknown;
     const order = this.connectionOrder();
     // a DC claimed for its one retry but not reached in this request gives the claim back
@@ -166,25 +342,15 @@ export class DirectoryPool {
     };
     for (const [i, dc] of order.entries()) {
       if (skip.has(dc.name)) continue;
-      const client = this.newClient(dc);
-      this.state.get(dc.name)!.connects++;
       try {
-        await client.bind(creds.user, creds.password);
-        this.markOk(dc);
+        const { client, release } = await this.openBound(creds, dc);
         releaseUnreached(i + 1);
-        return { client, dc };
+        return { client, dc, release };
       } catch (e) {
-        await client.unbind().catch(() => undefined);
-        if (e instanceof InvalidCredentialsError) {
-          this.markOk(dc); // the DC answered; the credentials are wrong
-          releaseUnreached(i + 1);
-          throw new DirectoryInvalidCredentials();
-        }
         if (!isConnectionError(e)) {
           releaseUnreached(i + 1);
-          throw e instanceof ResultCodeError ? new DirectoryError(e.code, e.message) : e;
+          throw e;
         }
-        this.markFailed(dc, e);
         lastError = e;
       }
     }
@@ -193,55 +359,199 @@ export class DirectoryPool {
   }
 
   /**
-   * Run `fn` on a bound connection. `kind: 'read'` may be re-run on a new connection (to another DC)
-   * when the connection breaks or the DC stops answering; `kind: 'write'` never is: the outcome is
-   * then reported unknown. Each try on a DC is bounded by the operation timeout.
+   * Run `fn` on a bound connection. `kind: 'read'` is hedged (see the class) and re-run on another
+   * DC when its connection breaks or its DC stops answering; `kind: 'write'` never is: the outcome
+   * is then reported unknown. `hedge: false` (a credential check) fails over without hedging. Each
+   * try on a DC is bounded by the operation timeout.
    */
   async run<T>(
     creds: DirectoryCredentials,
     kind: 'read' | 'write',
     fn: (client: Client, dc: DcEndpoint) => Promise<T>,
-    opts: { reuse?: boolean } = {},
+    opts: { reuse?: boolean; hedge?: boolean } = {},
   ): Promise<T> {
-    const tried = new Set<string>();
+    await this.refreshShared();
     // technical-account reads may keep their bound connection for the next read; a credential
     // check and a change always get a connection of their own
     const reuse = kind === 'read' && opts.reuse === true;
     const key = reuse ? createHash('sha256').update(`${creds.user}\n${creds.password}`).digest('hex') : '';
+    if (kind === 'write') return this.runWrite(creds, fn);
+    if (opts.hedge === false) return this.runInOrder(creds, fn, key);
+    return this.runHedged(creds, fn, key);
+  }
+
+  /** A change: one DC, chosen when its connection opens; sent once. */
+  private async runWrite<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>): Promise<T> {
+    const { client, dc, release } = await this.connect(creds, new Set());
+    try {
+      const result = await this.withinBudget(client, () => fn(client, dc));
+      this.markOk(dc);
+      return result;
+    } catch (e) {
+      if (!isConnectionError(e)) throw asAnswer(e);
+      this.markFailed(dc, e);
+      logger.error('directory change sent and no answer: outcome unknown', { dc: dc.name });
+      throw new ApiError(502, 'directory_outcome_unknown', { dc: dc.name });
+    } finally {
+      this.close(client, release);
+    }
+  }
+
+  /** A read in order without hedging: the next DC only once one has failed. */
+  private async runInOrder<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
+    const tried = new Set<string>();
     for (;;) {
-      const kept = reuse ? this.keptConnection(key) : undefined;
-      const { client, dc } = kept ?? (await this.connect(creds, tried));
+      const order = this.connectionOrder().filter((dc) => !tried.has(dc.name));
+      const dc = order[0];
+      if (!dc) throw new ApiError(503, 'directory_unavailable');
+      for (const later of order.slice(1)) this.state.get(later.name)!.retryClaimed = false;
+      try {
+        return await this.attempt(creds, dc, fn, key);
+      } catch (e) {
+        if (!isConnectionError(e)) throw e;
+        tried.add(dc.name);
+        if (tried.size >= this.dcs.length) {
+          logger.error('no domain controller reachable', { error: (e as Error)?.message });
+          throw new ApiError(503, 'directory_unavailable');
+        }
+      }
+    }
+  }
+
+  /**
+   * A hedged read: the first DC in order now; the next ready DC as well when no answer came within
+   * the hedge delay, or at once when a try fails. The first answer wins (an answer is also the
+   * directory refusing: DirectoryError, DirectoryInvalidCredentials); the others run on unheard.
+   */
+  private runHedged<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
+    const order = this.connectionOrder();
+    const delay = this.hedgeDelay();
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let running = 0;
+      let hedgeTimer: NodeJS.Timeout | undefined;
+      let lastError: unknown;
+      const started = new Set<string>();
+      const settle = () => {
+        settled = true;
+        clearTimeout(hedgeTimer);
+        // a DC claimed for its one retry but never tried gives the claim back
+        for (const dc of order) if (!started.has(dc.name)) this.state.get(dc.name)!.retryClaimed = false;
+      };
+      const launch = (onlyReady: boolean): boolean => {
+        const dc = order.find((d) => !started.has(d.name) && (!onlyReady || this.ready(d)));
+        if (!dc) return false;
+        started.add(dc.name);
+        running++;
+        const t0 = performance.now();
+        this.attempt(creds, dc, fn, key).then(
+          (value) => {
+            running--;
+            this.noteLatency(performance.now() - t0);
+            if (settled) return;
+            settle();
+            resolve(value);
+          },
+          (e: unknown) => {
+            running--;
+            if (settled) return;
+            if (overloadReason(e) !== undefined) {
+              // no connection slot for this try: another try may still answer
+              lastError = e;
+              if (running === 0) {
+                settle();
+                reject(e);
+              }
+              return;
+            }
+            if (!isConnectionError(e)) {
+              settle();
+              reject(e);
+              return;
+            }
+            lastError = e;
+            // failed: the next DC at once (a cooling one too, as a last resort)
+            if (launch(false)) return armHedge();
+            if (running === 0) {
+              settle();
+              logger.error('no domain controller reachable', { error: (lastError as Error)?.message });
+              reject(new ApiError(503, 'directory_unavailable'));
+            }
+          },
+        );
+        return true;
+      };
+      const armHedge = () => {
+        clearTimeout(hedgeTimer);
+        hedgeTimer = setTimeout(() => {
+          if (!settled && launch(true)) armHedge();
+        }, delay);
+      };
+      if (!launch(false)) {
+        reject(new ApiError(503, 'directory_unavailable'));
+        return;
+      }
+      armHedge();
+    });
+  }
+
+  /**
+   * One try of `fn` on one DC: on its kept connection (a technical-account read) or a new one. A
+   * kept connection closed under us (idle, server restart, thawed instance) is replaced on the
+   * same DC without blame; a DC that leaves it unanswered is failed.
+   */
+  private async attempt<T>(creds: DirectoryCredentials, dc: DcEndpoint, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
+    for (;;) {
+      const kept = key ? this.keptConnection(key, dc) : undefined;
+      const { client, release } = kept ?? (await this.openBound(creds, dc));
       let keep = false;
       try {
         const result = await this.withinBudget(client, () => fn(client, dc));
         this.markOk(dc);
-        keep = reuse;
+        keep = key !== '';
         return result;
       } catch (e) {
         if (!isConnectionError(e)) {
-          keep = reuse;
-          // the directory answered and refused: the one directory error domain code sees
-          throw e instanceof ResultCodeError ? new DirectoryError(e.code, e.message) : e;
+          keep = key !== '';
+          throw asAnswer(e);
         }
-        // a kept connection closed under us (idle, server restart, thawed instance): open a new
-        // one, the DC is not at fault; a kept connection left unanswered is the DC's fault
         if (kept && !isUnanswered(e)) continue;
         this.markFailed(dc, e);
-        if (kind === 'write') {
-          logger.error('directory change sent and no answer: outcome unknown', { dc: dc.name });
-          throw new ApiError(502, 'directory_outcome_unknown', { dc: dc.name });
-        }
-        tried.add(dc.name);
-        if (tried.size >= this.dcs.length) throw new ApiError(503, 'directory_unavailable');
+        throw e;
       } finally {
         if (kept) {
           kept.inUse--;
           kept.lastUsed = Date.now();
           if (!keep) this.dropKept(key, kept);
-        } else if (keep) this.keep(key, client, dc);
-        else await client.unbind().catch(() => undefined);
+        } else if (keep) this.keep(key, client, dc, release);
+        else this.close(client, release);
       }
     }
+  }
+
+  // ---- the hedge delay: about the recent p95 of reads, within the floor and the cap
+
+  private readonly latencies: number[] = [];
+  private latencyAt = 0;
+  private p95?: number;
+
+  private noteLatency(ms: number) {
+    if (this.latencies.length < LATENCY_SAMPLES) this.latencies.push(ms);
+    else this.latencies[this.latencyAt] = ms;
+    this.latencyAt = (this.latencyAt + 1) % LATENCY_SAMPLES;
+    if (this.latencyAt % 10 === 0) this.p95 = undefined; // computed again now and then, not per read
+  }
+
+  /** The hedge delay now (ms). */
+  hedgeDelay(): number {
+    const floor = this.opts.hedgeFloorMs ?? HEDGE_FLOOR_MS;
+    const cap = Math.max(floor, this.opts.hedgeCapMs ?? HEDGE_CAP_MS);
+    if (this.latencies.length < LATENCY_MIN_SAMPLES) return cap;
+    if (this.p95 === undefined) {
+      const sorted = [...this.latencies].sort((a, b) => a - b);
+      this.p95 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))];
+    }
+    return Math.round(Math.min(cap, Math.max(floor, this.p95)));
   }
 
   /** `op` on `client`, abandoned (connection closed, DirectoryNoAnswer) after the operation timeout. */
@@ -260,19 +570,22 @@ export class DirectoryPool {
     }
   }
 
+  // ---- kept read connections: one per technical account and DC
+
   private readonly kept = new Map<string, KeptConnection>();
   private get keepIdleMs() {
     return this.opts.keepIdleMs ?? KEEP_IDLE_MS;
   }
+  private static keptKey = (key: string, dc: DcEndpoint) => `${key}\n${dc.name}`;
 
   /**
-   * A kept connection, if it is recent, still open (ldapts would otherwise reopen it unbound, i.e.
-   * anonymous) and still on the DC a new connection would go to first.
+   * The kept connection to this DC, if it is recent and still open (ldapts would otherwise reopen
+   * it unbound, i.e. anonymous).
    */
-  private keptConnection(key: string) {
-    const k = this.kept.get(key);
+  private keptConnection(key: string, dc: DcEndpoint) {
+    const k = this.kept.get(DirectoryPool.keptKey(key, dc));
     if (!k) return undefined;
-    if ((k.inUse === 0 && Date.now() - k.lastUsed > this.keepIdleMs) || !k.client.isConnected || this.firstInOrder()?.name !== k.dc.name) {
+    if ((k.inUse === 0 && Date.now() - k.lastUsed > this.keepIdleMs) || !k.client.isConnected) {
       this.dropKept(key, k);
       return undefined;
     }
@@ -281,45 +594,38 @@ export class DirectoryPool {
   }
 
   private dropKept(key: string, k: KeptConnection) {
-    if (this.kept.get(key) === k) this.kept.delete(key);
-    void k.client.unbind().catch(() => undefined);
+    const id = DirectoryPool.keptKey(key, k.dc);
+    if (this.kept.get(id) === k) this.kept.delete(id);
+    this.close(k.client, k.release);
   }
 
-  private keep(key: string, client: Client, dc: DcEndpoint) {
-    if (this.kept.has(key)) {
-      void client.unbind().catch(() => undefined); // a parallel read kept one already
+  private keep(key: string, client: Client, dc: DcEndpoint, release: () => void) {
+    const id = DirectoryPool.keptKey(key, dc);
+    if (this.kept.has(id)) {
+      this.close(client, release); // a parallel read kept one already
       return;
     }
-    const entry: KeptConnection = { client, dc, lastUsed: Date.now(), inUse: 0 };
-    this.kept.set(key, entry);
+    const entry: KeptConnection = { client, dc, lastUsed: Date.now(), inUse: 0, release };
+    this.kept.set(id, entry);
     // close it once idle: a kept socket must not hold a process (or a test run) open; never under
     // a run still waiting on it (that run would see a closed connection, not a silent DC)
     const closeWhenIdle = () => {
-      if (this.kept.get(key) !== entry) return;
+      if (this.kept.get(id) !== entry) return;
       const idle = entry.inUse > 0 ? 0 : Date.now() - entry.lastUsed;
       if (idle < this.keepIdleMs) {
         setTimeout(closeWhenIdle, this.keepIdleMs - idle + 10).unref();
         return;
       }
-      this.kept.delete(key);
-      void client.unbind().catch(() => undefined);
+      this.kept.delete(id);
+      this.close(client, release);
     };
     setTimeout(closeWhenIdle, this.keepIdleMs + 10).unref();
   }
 
-  /** The DC a new connection would try first, without claiming a retry. */
-  private firstInOrder(): DcEndpoint | undefined {
-    const now = this.now();
-    return this.dcs.find((dc) => {
-      const st = this.state.get(dc.name)!;
-      return st.failedAt === undefined || (now - st.failedAt >= this.opts.cooldownMs && !st.retryClaimed);
-    });
-  }
-
-  /** Check the credentials by a bind (sign-in, step-up by password, technical account tests). */
+  /** Check the credentials by a bind (sign-in, step-up by password, technical account tests): never hedged. */
   async verifyCredentials(creds: DirectoryCredentials): Promise<boolean> {
     try {
-      await this.run(creds, 'read', async () => undefined);
+      await this.run(creds, 'read', async () => undefined, { hedge: false });
       return true;
     } catch (e) {
       if (e instanceof DirectoryInvalidCredentials) return false;
@@ -334,20 +640,20 @@ export class DirectoryPool {
       creds,
       'read',
       async (client) => {
-      const entries: Entry[] = [];
-      let incomplete = false;
-      const { max: _max, ...ldapOptions } = options;
-      for await (const page of client.searchPaginated(base, { ...ldapOptions, paged: { pageSize: Math.min(this.opts.pageSize, max + 1) } })) {
-        for (const entry of page.searchEntries) {
-          if (entries.length >= max) {
-            incomplete = true;
-            break;
+        const entries: Entry[] = [];
+        let incomplete = false;
+        const { max: _max, ...ldapOptions } = options;
+        for await (const page of client.searchPaginated(base, { ...ldapOptions, paged: { pageSize: Math.min(this.opts.pageSize, max + 1) } })) {
+          for (const entry of page.searchEntries) {
+            if (entries.length >= max) {
+              incomplete = true;
+              break;
+            }
+            entries.push(entry);
           }
-          entries.push(entry);
+          if (incomplete) break;
         }
-        if (incomplete) break;
-      }
-      return { entries, incomplete };
+        return { entries, incomplete };
       },
       { reuse: true },
     );
@@ -355,7 +661,8 @@ export class DirectoryPool {
 
   /**
    * Health probe: every `probeIntervalMs`, bind on each DC untouched for that long (0 = off).
-   * A failing DC goes to the end of the order; a recovered one gets its place back.
+   * A failing DC goes to the end of the order; a recovered one gets its place back (and its shared
+   * finding is cleared).
    */
   startHealthProbe(creds: () => Promise<DirectoryCredentials>): () => void {
     if (this.opts.probeIntervalMs <= 0) return () => undefined;
@@ -366,20 +673,25 @@ export class DirectoryPool {
 
   private probing = false;
 
-  /** One probe round: every DC untouched for the interval at once (a frozen one costs the round its connect timeout). */
+  /**
+   * One probe round: every DC untouched for the interval, or failed in the shared health, at once
+   * (a frozen one costs the round its connect timeout). Probes take no connection slot.
+   */
   async probeIdle(creds: () => Promise<DirectoryCredentials>): Promise<void> {
     if (this.probing) return;
     this.probing = true;
     try {
+      await this.refreshShared();
       const c = await creds();
       const now = this.now();
-      const idle = this.dcs.filter((dc) => now - this.state.get(dc.name)!.lastUsed >= this.opts.probeIntervalMs);
+      const due = this.dcs.filter((dc) => now - this.state.get(dc.name)!.lastUsed >= this.opts.probeIntervalMs || this.sharedFailed(dc));
       await Promise.all(
-        idle.map(async (dc) => {
+        due.map(async (dc) => {
           const client = this.newClient(dc);
           try {
             await client.bind(c.user, c.password);
             this.markOk(dc);
+            this.clearShared(dc);
           } catch (e) {
             if (isConnectionError(e)) this.markFailed(dc, e);
           } finally {
@@ -394,7 +706,7 @@ export class DirectoryPool {
 
   stop() {
     if (this.probeTimer) clearInterval(this.probeTimer);
-    for (const k of this.kept.values()) void k.client.unbind().catch(() => undefined);
+    for (const k of this.kept.values()) this.close(k.client, k.release);
     this.kept.clear();
   }
 }

@@ -1,5 +1,5 @@
 import { Client, InvalidCredentialsError } from 'ldapts';
-import type { DcEndpoint, DirectoryCredentials } from './pool';
+import type { DcEndpoint, DirectoryCredentials } from './endpoints';
 
 // The check a directory connection change runs before anything is stored (console spec,
 // Directory connection changes): on one DC, a TLS handshake with the given CA and the DC's host

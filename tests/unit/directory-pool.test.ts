@@ -7,6 +7,8 @@ import tls from 'node:tls';
 import { Attribute, Change } from 'ldapts';
 import { DirectoryPool, type DcEndpoint } from '../../lib/directory';
 import { ApiError } from '../../lib/errors';
+import { storeDcHealth } from '../../lib/directory/shared-health';
+import { memoryStore } from '../support/memory-store';
 
 // The pool's timing rules against minimal LDAPS servers on loopback that can be frozen like a
 // SIGSTOPped DC: TCP still accepted, nothing answered (not even the TLS handshake). The real Samba
@@ -256,5 +258,142 @@ describe('kept connections', () => {
     ]);
     expect(healthy(p)).toEqual({ dcA: true, dcB: true });
     expect(p.dcState()[0].connects).toBe(2);
+  });
+});
+
+// ---- issue 28: hedged reads, shared DC health, the connection cap
+
+const HEDGE_MS = 150; // floor = cap: the delay is exactly this whatever the history
+const SLOW_MS = 700; // a DC that answers, later than the hedge delay
+const hedged = (extra: Partial<ConstructorParameters<typeof DirectoryPool>[1]> = {}) => pool({ hedgeFloorMs: HEDGE_MS, hedgeCapMs: HEDGE_MS, ...extra });
+const opsOf = (dc: FakeDc, op: 'bind' | 'search' | 'modify') => dc.ops.filter((o) => o.op === op).length;
+
+describe('hedged reads: a read unanswered after the hedge delay goes to the next DC as well, the first answer wins', () => {
+  it(`dcA answering after ${SLOW_MS} ms, hedge delay ${HEDGE_MS} ms: the read is answered by dcB soon after the hedge delay, and dcA stays healthy (it answered, later)`, async () => {
+    const p = hedged();
+    a.delayMs = SLOW_MS;
+    const r = await timed(() => readOn(p));
+    expect(r.value).toBe('dcB');
+    expect(r.ms).toBeGreaterThanOrEqual(HEDGE_MS - 5);
+    expect(r.ms).toBeLessThan(SLOW_MS);
+    await new Promise((res) => setTimeout(res, 2 * SLOW_MS)); // dcA's answer arrives and is not heard
+    expect(opsOf(a, 'search')).toBe(1);
+    expect(healthy(p)).toEqual({ dcA: true, dcB: true });
+  });
+
+  it(`dcA answering within the hedge delay (no delay): dcB is never contacted`, async () => {
+    const p = hedged();
+    for (let i = 0; i < 3; i++) expect(await readOn(p)).toBe('dcA');
+    expect(b.ops).toEqual([]);
+  });
+
+  it(`dcA frozen (TCP accepted, nothing answered): the read is answered by dcB after the hedge delay (${HEDGE_MS} ms), not the connect timeout (${CONNECT_MS} ms); the try left on dcA still finds it frozen and fails it`, async () => {
+    const p = hedged();
+    expect(await readOn(p)).toBe('dcA');
+    a.frozen = true;
+    const r = await timed(() => readOn(p));
+    expect(r.value).toBe('dcB');
+    expect(r.ms).toBeLessThan(CONNECT_MS);
+    expect(healthy(p).dcA).toBe(true); // not yet: its try is still waiting
+    await new Promise((res) => setTimeout(res, CONNECT_MS + 200));
+    expect(healthy(p)).toEqual({ dcA: false, dcB: true });
+    const next = await timed(() => readOn(p));
+    expect(next.value).toBe('dcB');
+    expect(next.ms).toBeLessThan(HEDGE_MS); // dcA in cooldown: not tried, no hedge wait
+  });
+
+  it(`a change is never hedged: dcA answering after ${SLOW_MS} ms gets the change, dcB receives nothing`, async () => {
+    const p = hedged();
+    const r = await timed(() => p.run(write, 'write', async (client, dc) => (await client.modify('cn=bob,dc=x', new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: ['x'] }) })), dc.name)));
+    expect(r.value).toBe('dcA');
+    a.delayMs = SLOW_MS;
+    const slow = await timed(() => p.run(write, 'write', async (client, dc) => (await client.modify('cn=bob,dc=x', new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: ['y'] }) })), dc.name)));
+    expect(slow.value).toBe('dcA');
+    expect(slow.ms).toBeGreaterThanOrEqual(SLOW_MS);
+    expect(opsOf(a, 'modify')).toBe(2);
+    expect(b.ops).toEqual([]);
+  });
+
+  it('a credential check is never hedged (a wrong password tried on two DCs would count twice): dcA answering late still decides it alone', async () => {
+    const p = hedged();
+    a.delayMs = SLOW_MS;
+    expect(await p.verifyCredentials(creds)).toBe(true);
+    expect(b.ops).toEqual([]);
+  });
+
+  it('the hedge delay is the cap until reads are known, then the recent p95 held within the floor and the cap', async () => {
+    const p = pool({ hedgeFloorMs: 20, hedgeCapMs: 400 });
+    expect(p.hedgeDelay()).toBe(400);
+    for (let i = 0; i < 30; i++) await readOn(p);
+    expect(p.hedgeDelay()).toBeGreaterThanOrEqual(20);
+    expect(p.hedgeDelay()).toBeLessThan(400);
+    const capped = pool({ hedgeFloorMs: 20, hedgeCapMs: 60 });
+    a.delayMs = 100;
+    for (let i = 0; i < 30; i++) await readOn(capped);
+    expect(capped.hedgeDelay()).toBe(60);
+  });
+});
+
+describe('shared DC health: one instance finds a frozen DC, the others skip it at once', () => {
+  it('pool 1 fails dcA (frozen, one connect timeout); pool 2, sharing the store and never having used dcA, goes to dcB first with no wait and opens no connection to dcA; a probe that binds dcA again clears the finding', async () => {
+    const store = memoryStore();
+    const p1 = pool({ sharedHealth: storeDcHealth(store) });
+    expect(await readOn(p1)).toBe('dcA');
+    a.frozen = true;
+    expect(await readOn(p1)).toBe('dcB'); // after the connect timeout (no hedge: cap 1 s > 800 ms)
+    await new Promise((res) => setTimeout(res, 50)); // the finding's write
+    const rec = [...store.items.values()].find((it) => it.pk === 'DCHEALTH');
+    expect(rec?.data).toMatchObject({ name: 'dcA', reason: 'no_answer' });
+    expect(rec?.ttl).toBeGreaterThan(Date.now() / 1000 + 50); // expires with the cooldown (60 s)
+
+    const p2 = pool({ sharedHealth: storeDcHealth(store) });
+    const r = await timed(() => readOn(p2));
+    expect(r.value).toBe('dcB');
+    expect(r.ms).toBeLessThan(CONNECT_MS / 2);
+    expect(p2.dcState()[0]).toMatchObject({ name: 'dcA', healthy: false, connects: 0, shared: { reason: 'no_answer' } });
+
+    a.frozen = false;
+    await p2.probeIdle(async () => creds);
+    expect([...store.items.values()].filter((it) => it.pk === 'DCHEALTH')).toEqual([]);
+    const p3 = pool({ sharedHealth: storeDcHealth(store) });
+    expect(await readOn(p3)).toBe('dcA');
+  });
+
+  it('a store that cannot be read leaves each instance to find for itself (reads still answered)', async () => {
+    const broken = { read: async () => Promise.reject(new Error('store down')), markFailed: async () => undefined, clear: async () => undefined };
+    const p = pool({ sharedHealth: broken });
+    expect(await readOn(p)).toBe('dcA');
+  });
+});
+
+/** A slot is given back once its connection has closed (the unbind answered or the socket ended). */
+const closed = async (p: DirectoryPool) => {
+  for (let i = 0; i < 50 && p.connectionStats().open > 0; i++) await new Promise((res) => setTimeout(res, 20));
+};
+
+describe('a cap on directory connections per instance', () => {
+  it('maxConnections 1: a second change waits for the slot; one that cannot get it within connectionWaitMs (200 ms) is refused 503 overloaded with a Retry-After, nothing sent', async () => {
+    const p = pool({ maxConnections: 1, connectionWaitMs: 200 });
+    a.delayMs = 500;
+    const change = (v: string) => p.run(write, 'write', (client) => client.modify('cn=bob,dc=x', new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: [v] }) })));
+    const first = change('1');
+    const second = await timed(() => change('2').catch((e) => e));
+    expect(second.value).toMatchObject({ status: 503, code: 'overloaded', details: { retryAfterSeconds: 1 }, overloadReason: 'directory_connections' });
+    expect(second.ms).toBeGreaterThanOrEqual(195);
+    expect(second.ms).toBeLessThan(500);
+    await first;
+    expect(opsOf(a, 'modify')).toBe(1);
+    await closed(p);
+    expect(p.connectionStats()).toMatchObject({ open: 0, waiting: 0, max: 1 });
+  });
+
+  it('maxConnections 1: a waiting change gets the slot when the first closes', async () => {
+    const p = pool({ maxConnections: 1, connectionWaitMs: 2000 });
+    a.delayMs = 100;
+    const change = () => p.run(write, 'write', (client) => client.modify('cn=bob,dc=x', new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: ['x'] }) })));
+    await Promise.all([change(), change(), change()]);
+    expect(opsOf(a, 'modify')).toBe(3);
+    await closed(p);
+    expect(p.connectionStats().open).toBe(0);
   });
 });
