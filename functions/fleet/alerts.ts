@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { channelInputSchema } from '@lib/channels';
-import { addAlertChannel, alertChannelsView, alertSettingsView, alertsInScope, changeAlertSettings, editAlertChannel, removeAlertChannel, testAlertChannel } from '@lib/fleet/alerts-admin';
-import { alertSettingsSchema } from '@lib/fleet/alerts/store';
+import { acknowledgeActiveAlert, addAlertChannel, addSilence, silenceClientOf, alertChannelsView, alertSettingsView, alertsInScope, changeAlertSettings, editAlertChannel, removeAlertChannel, removeSilence, testAlertChannel } from '@lib/fleet/alerts-admin';
+import { acknowledgeInputSchema, silenceInputSchema, type Silence, type SilenceInput } from '@lib/fleet/alerts/silences';
+import { alertSettingsSchema, type Alert } from '@lib/fleet/alerts/store';
 import { fleetHandler } from '@lib/fleet/http';
+import { alertResource, silenceResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
 
 // Alerts (scoped read) and alert settings and channels (administrators only, reads included).
-// Scoping and audit rows live in lib/fleet/alerts-admin.ts.
+// Acting on alerts (acknowledge, silence): operators of the alert's client. Scoping and audit rows
+// live in lib/fleet/alerts-admin.ts.
 const idParams = z.object({ id: z.uuid() });
 
 const list = defineFleetRoute({
@@ -96,5 +99,50 @@ const test = defineFleetRoute({
   },
 });
 
-export const routes = [list, getSettings, putSettings, listChannels, create, update, remove, test];
+// ---- acting on alerts (issue 29): operators of the alert's client; alerts and silences without a client, administrators
+const keyParams = z.object({ key: z.string().regex(/^[A-Za-z0-9:._-]{1,400}$/) });
+
+const acknowledge = defineFleetRoute<z.output<typeof acknowledgeInputSchema>, undefined, { key: string }, Alert>({
+  method: 'POST',
+  path: '/api/alerts/{key}/acknowledge',
+  summary: 'Acknowledge an active alert: it stays active, its resolve is not notified; { comment }; audited alerts.acknowledge (operator of its client)',
+  access: 'client',
+  level: 'operator',
+  params: keyParams,
+  resource: alertResource,
+  body: acknowledgeInputSchema,
+  async handle({ rt, addressed, body, actor, correlationId }) {
+    return { body: await acknowledgeActiveAlert(rt, addressed!.resource, body.comment, { actor, correlationId }) };
+  },
+});
+
+const silence = defineFleetRoute<SilenceInput>({
+  method: 'POST',
+  path: '/api/alerts/silences',
+  summary: 'Silence alerts of a rule (kind), client and/or console until endsAt (at most 30 days): { kind?, clientCode?, consoleId?, endsAt, comment }; audited alerts.silence.create',
+  access: 'signed-in',
+  body: silenceInputSchema,
+  async authorize(ctx) {
+    ctx.addressed = { clientCode: await silenceClientOf(ctx), resource: undefined };
+  },
+  async handle({ rt, body, addressed, actor, correlationId }) {
+    return { status: 201, body: await addSilence(rt, body, addressed!.clientCode ?? undefined, { actor, correlationId }) };
+  },
+});
+
+const unsilence = defineFleetRoute<undefined, undefined, { id: string }, Silence>({
+  method: 'DELETE',
+  path: '/api/alerts/silences/{id}',
+  summary: 'End a silence now (operator of its client; a silence without a client: administrators); audited alerts.silence.delete',
+  access: 'client',
+  level: 'operator',
+  params: idParams,
+  resource: silenceResource,
+  async handle({ rt, addressed, actor, correlationId }) {
+    await removeSilence(rt, addressed!.resource, { actor, correlationId });
+    return { status: 204 };
+  },
+});
+
+export const routes = [list, getSettings, putSettings, listChannels, create, update, remove, test, acknowledge, silence, unsilence];
 export const handler = fleetHandler(routes);

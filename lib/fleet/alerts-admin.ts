@@ -1,13 +1,17 @@
 import { channelView, type ChannelInput } from '../channels';
-import { isApiError, notFound } from '../errors';
+import { badRequest, isApiError, notFound } from '../errors';
 import type { FleetAccess } from './access';
+import { getConsole } from './consoles';
+import { auditRefusal, hasLevel } from './guard';
 import { createFleetChannel, deleteFleetChannel, fleetChannelPolicy, getFleetChannel, listFleetChannels, updateFleetChannel } from './alerts/channels';
 import { sendTestNotification } from './alerts/notify';
 import { outboundTrust } from '../outbound/https';
 import type { AlertSettings } from './alerts/rules';
-import { readAlertSettings, writeAlertSettings } from './alerts/store';
+import { acknowledgeAlert, createSilence, deleteSilence, type Silence, type SilenceInput } from './alerts/silences';
+import { readAlertSettings, writeAlertSettings, type Alert } from './alerts/store';
 import { alertsView, changeList, channelTarget, takeTestSend } from './alerts/view';
-import type { Acting } from './register';
+import { requireRegisteredClient, type Acting } from './register';
+import type { FleetContext } from './route';
 import type { FleetRuntime } from './runtime';
 
 // Alerts and their settings and channels as the routes use them: the alert view filtered by the
@@ -74,4 +78,58 @@ export async function testAlertChannel(rt: FleetRuntime, id: string, by: Acting)
   const { result } = await sendTestNotification({ store: rt.store, policy, publicOrigin: rt.config.FLEET_PUBLIC_ORIGIN, trust: outboundTrust(rt.config.FLEET_OUTBOUND_ALLOWED_TARGETS) }, c);
   await rt.audit.append({ event: 'alerts.channel.test', outcome: result.ok ? 'success' : 'error', ...(result.error ? { reason: result.error } : {}), actor: by.actor, target: channelTarget(c), correlationId: by.correlationId, details: { ...(result.status ? { status: result.status } : {}) } });
   return { ok: result.ok, ...(result.status ? { status: result.status } : {}), ...(result.error ? { error: result.error } : {}) };
+}
+
+// ---- acting on alerts (issue 29): acknowledge, silence; the guard decided who may (operator of the client)
+
+const alertTarget = (a: Alert) => ({ id: a.key, name: a.subject, kind: 'alert' });
+const silenceTarget = (s: Silence) => ({ id: s.id, name: [s.kind, s.clientCode, s.consoleId].filter(Boolean).join(' '), kind: 'alert_silence' });
+const silenceDetails = (s: Silence) => ({ ...(s.kind ? { kind: s.kind } : {}), ...(s.consoleId ? { consoleId: s.consoleId } : {}), endsAt: s.endsAt, comment: s.comment });
+
+/** Acknowledge an active alert (it stays active, quiet), audited `alerts.acknowledge` with who and why, filed under its client. */
+export async function acknowledgeActiveAlert(rt: FleetRuntime, alert: Alert, comment: string, by: Acting) {
+  const done = await acknowledgeAlert(rt.store, alert.key, { by: by.actor.name ?? 'unknown', at: new Date().toISOString(), comment });
+  if (!done) throw notFound(); // resolved meanwhile
+  await rt.audit.append({ event: 'alerts.acknowledge', outcome: 'success', actor: by.actor, ...(alert.clientCode ? { client: alert.clientCode } : {}), target: alertTarget(alert), correlationId: by.correlationId, details: { kind: alert.kind, comment } });
+  const { consoleId: _c, proxyId: _p, notified: _n, ...shown } = done;
+  return shown;
+}
+
+/** Create a silence (the console's client when a console is named), audited `alerts.silence.create`, filed under its client. */
+export async function addSilence(rt: FleetRuntime, input: SilenceInput, clientCode: string | undefined, by: Acting): Promise<Silence> {
+  const s = await createSilence(rt.store, { ...input, ...(clientCode ? { clientCode } : {}) }, by.actor.name ?? 'unknown');
+  await rt.audit.append({ event: 'alerts.silence.create', outcome: 'success', actor: by.actor, ...(s.clientCode ? { client: s.clientCode } : {}), target: silenceTarget(s), correlationId: by.correlationId, details: silenceDetails(s) });
+  return s;
+}
+
+/** End a silence now, audited `alerts.silence.delete`. */
+export async function removeSilence(rt: FleetRuntime, s: Silence, by: Acting): Promise<void> {
+  await deleteSilence(rt.store, s.id);
+  await rt.audit.append({ event: 'alerts.silence.delete', outcome: 'success', actor: by.actor, ...(s.clientCode ? { client: s.clientCode } : {}), target: silenceTarget(s), correlationId: by.correlationId, details: silenceDetails(s) });
+}
+
+/**
+ * The client a new silence concerns, decided before anything is written: a named console's client
+ * (unknown or out of scope: 404 alike), else the named client (outside the scope: 403 client_scope,
+ * viewer: 403 insufficient_level); none (a rule across every client): administrators only.
+ */
+export async function silenceClientOf(ctx: FleetContext<SilenceInput>): Promise<string | null> {
+  const b = ctx.body;
+  let client = b.clientCode ?? null;
+  if (b.consoleId) {
+    const c = await getConsole(ctx.rt.store, b.consoleId);
+    if (!c || ctx.access!.levelOn(c.clientCode) === undefined) {
+      await auditRefusal(ctx, 'out_of_scope', 'operator', c?.clientCode ?? null);
+      throw notFound();
+    }
+    if (client && client !== c.clientCode) throw badRequest('validation_failed', { errors: [{ field: 'body.clientCode', message: "not the console's client" }] });
+    client = c.clientCode;
+  }
+  if (client === null) {
+    if (!ctx.access!.identity.admin) await ctx.refuse('admin_required', 'admin', null);
+    return null;
+  }
+  if (!hasLevel(ctx, client, 'operator')) await ctx.refuse(ctx.access!.levelOn(client) === undefined ? 'client_scope' : 'insufficient_level', 'operator', client);
+  await requireRegisteredClient(ctx.rt, client);
+  return client;
 }

@@ -1,3 +1,5 @@
+import { getSilence, type Silence } from './alerts/silences';
+import { getActiveAlert, type Alert } from './alerts/store';
 import { getClient, listClients, type Client } from './clients';
 import { getConsole, type ConsoleRecord } from './consoles';
 import { buildProxies, proxyInScope, readSnapshot, type Proxy } from './nodes';
@@ -45,4 +47,16 @@ export async function clientResource(ctx: FleetContext<any, any, { code: string 
 export async function consoleResource(ctx: FleetContext<any, any, { id: string }>): Promise<Addressed<ConsoleRecord> | undefined> {
   const c = await getConsole(ctx.rt.store, ctx.params.id);
   return c ? { clientCode: c.clientCode, resource: c } : undefined;
+}
+
+/** An active alert by key: its client (none for the fleet plane's own alerts and shared proxies: administrators only, as in GET /api/alerts). */
+export async function alertResource(ctx: FleetContext<any, any, { key: string }>): Promise<Addressed<Alert> | undefined> {
+  const a = await getActiveAlert(ctx.rt.store, ctx.params.key);
+  return a ? { clientCode: a.clientCode ?? null, resource: a } : undefined;
+}
+
+/** A silence in force by id: its client (none for a silence of a rule across clients: administrators only). */
+export async function silenceResource(ctx: FleetContext<any, any, { id: string }>): Promise<Addressed<Silence> | undefined> {
+  const s = await getSilence(ctx.rt.store, ctx.params.id);
+  return s ? { clientCode: s.clientCode ?? null, resource: s } : undefined;
 }

@@ -3,7 +3,8 @@ import type { OutboundTrust } from '../../outbound/https';
 import type { Store } from '../../store';
 import { listFleetChannels, recordLastDelivery } from './channels';
 import { KIND_LABELS } from './rules';
-import { appendHistory, recordDeliveries, type Alert, type HistoryEntry, type HistoryEvent } from './store';
+import { silencing, listSilences, type Silence } from './silences';
+import { appendHistory, listActiveAlerts, markNotified, recordDeliveries, type Alert, type HistoryEntry, type HistoryEvent } from './store';
 
 // Notifications of alert transitions (fleet spec, Events): every fired or resolved transition of
 // a round is sent once to every enabled channel, all of them in one request per channel. A
@@ -49,19 +50,47 @@ export function humanEvents(events: Array<{ event: HistoryEvent; alert: Alert | 
 
 const missingKey = (c: ChannelRecord): DeliveryResult => ({ channelId: c.id, name: c.name, type: c.type, ok: false, error: 'secret_unreadable', at: new Date().toISOString() });
 
-/** Record the round's transitions in the history, deliver them, record the delivery results. */
+/**
+ * Whether a transition is sent or only recorded (issue 29: notifications respect silences and
+ * acknowledges). A fire under a silence is held back (the alert is marked not notified) and sent
+ * once the silence ends, unless acknowledged meanwhile; the resolve of an alert whose fire was
+ * never sent, of a silenced one, or of an acknowledged one (quiet by its acknowledge) is recorded only.
+ */
+export function quietReason(t: Transition, silences: Silence[], now: number): HistoryEntry['quiet'] {
+  if (t.event === 'resolved' && t.alert.notified === false) return 'silenced';
+  if (silencing(silences, t.alert, now)) return 'silenced';
+  if (t.event === 'resolved' && t.alert.acknowledged) return 'acknowledged';
+  return undefined;
+}
+
+/** Active alerts whose fire a silence held back, now out of every silence and not acknowledged: sent now. */
+async function releasedFires(store: Store, silences: Silence[], now: number, exclude: Set<string>): Promise<Transition[]> {
+  const held = (await listActiveAlerts(store)).filter((a) => a.notified === false && !exclude.has(a.key));
+  return held.filter((a) => !a.acknowledged && !silencing(silences, a, now)).map((alert) => ({ event: 'fired' as const, alert }));
+}
+
+/** Record the round's transitions in the history, deliver those not held quiet, record the delivery results. */
 export async function notifyTransitions(ctx: NotifyContext, transitions: Transition[]): Promise<HistoryEntry[]> {
-  if (!transitions.length) return [];
   const now = new Date();
-  const entries = await appendHistory(ctx.store, transitions.map((t) => ({ at: now.toISOString(), event: t.event, alert: t.alert, deliveries: [] })));
+  const silences = await listSilences(ctx.store, now.getTime());
+  const released = await releasedFires(ctx.store, silences, now.getTime(), new Set(transitions.map((t) => t.alert.key)));
+  const all = [...transitions.map((t) => ({ t, quiet: quietReason(t, silences, now.getTime()) })), ...released.map((t) => ({ t, quiet: undefined }))];
+  if (!all.length) return [];
+  const entries = await appendHistory(ctx.store, all.map(({ t, quiet }) => ({ at: now.toISOString(), event: t.event, alert: t.alert, deliveries: [], ...(quiet ? { quiet } : {}) })));
+  for (const { t, quiet } of all) {
+    if (t.event !== 'fired') continue;
+    if (quiet === 'silenced') await markNotified(ctx.store, t.alert.key, false);
+    else if (t.alert.notified === false) await markNotified(ctx.store, t.alert.key, true);
+  }
+  const loud = all.map((x, i) => ({ ...x, entry: entries[i] })).filter((x) => !x.quiet);
   const channels = (await listFleetChannels(ctx.store)).filter((c) => c.enabled);
-  if (!channels.length) return entries;
-  const events = transitions.map((t) => ({ event: t.event as HistoryEvent, alert: t.alert }));
+  if (!channels.length || !loud.length) return entries;
+  const events = loud.map(({ t }) => ({ event: t.event as HistoryEvent, alert: t.alert }));
   const results = ctx.policy
     ? await deliverToAll(channels, humanEvents(events, ctx.publicOrigin), webhookPayload(events, now), { policy: ctx.policy, signing: 'fleet', trust: ctx.trust, timeoutMs: ctx.timeoutMs })
     : channels.map(missingKey);
-  for (const e of entries) e.deliveries = results.map((r) => ({ ...r }));
-  await recordDeliveries(ctx.store, entries);
+  for (const { entry } of loud) entry.deliveries = results.map((r) => ({ ...r }));
+  await recordDeliveries(ctx.store, loud.map((x) => x.entry));
   await recordLastDelivery(ctx.store, results);
   return entries;
 }

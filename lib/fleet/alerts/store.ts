@@ -10,11 +10,21 @@ import { DEFAULT_ALERT_SETTINGS, type AlertDraft, type AlertSettings } from './r
 // the put of a key that did not exist, a resolve the delete of one that did; whoever loses that
 // race (a resumed or concurrent evaluation) sees no transition and notifies nothing.
 
+/** Who acknowledged an active alert, when and why: it stays active, quiet (lib/fleet/alerts/silences.ts). */
+export interface Acknowledgement {
+  by: string;
+  at: string;
+  comment: string;
+}
+
 export interface Alert extends AlertDraft {
   firedAt: string;
   resolvedAt?: string;
   /** last round that held it (values refreshed on screen, no notification) */
   updatedAt: string;
+  acknowledged?: Acknowledgement;
+  /** false while its fire was held back by a silence (sent once the silence ends); absent = sent */
+  notified?: boolean;
 }
 
 export interface Delivery {
@@ -36,6 +46,8 @@ export interface HistoryEntry {
   /** channel id of a test send */
   channelId?: string;
   deliveries: Delivery[];
+  /** recorded without a notification: the alert was silenced, or acknowledged (its resolve) */
+  quiet?: 'silenced' | 'acknowledged';
 }
 
 export const HISTORY_LIMIT = 200;
@@ -47,6 +59,10 @@ export async function listActiveAlerts(store: Store): Promise<Alert[]> {
   return (await queryRecords<Alert>(store, PK, 'ACTIVE#')).map((r) => r.data);
 }
 
+export async function getActiveAlert(store: Store, key: string): Promise<Alert | undefined> {
+  return (await getRecord<Alert>(store, PK, activeSk(key)))?.data;
+}
+
 /** Fire: true when this call created the active alert (the transition is ours to notify). */
 export async function fireAlert(store: Store, alert: Alert): Promise<boolean> {
   return putRecord(store, PK, activeSk(alert.key), alert, { expectVersion: 0 });
@@ -56,7 +72,18 @@ export async function fireAlert(store: Store, alert: Alert): Promise<boolean> {
 export async function refreshAlert(store: Store, alert: Alert): Promise<void> {
   const cur = await getRecord<Alert>(store, PK, activeSk(alert.key));
   if (!cur) return; // resolved meanwhile
-  await putRecord(store, PK, activeSk(alert.key), { ...alert, firedAt: cur.data.firedAt }, { expectVersion: cur.version });
+  // what people did to it meanwhile (acknowledge) and whether its fire was sent stay as stored
+  const { acknowledged: _ack, notified: _sent, ...values } = alert;
+  const kept = { ...(cur.data.acknowledged ? { acknowledged: cur.data.acknowledged } : {}), ...(cur.data.notified !== undefined ? { notified: cur.data.notified } : {}) };
+  await putRecord(store, PK, activeSk(alert.key), { ...values, firedAt: cur.data.firedAt, ...kept }, { expectVersion: cur.version });
+}
+
+/** Mark whether an active alert's fire was sent (a silenced fire is held back until its silence ends). */
+export async function markNotified(store: Store, key: string, notified: boolean): Promise<void> {
+  const cur = await getRecord<Alert>(store, PK, activeSk(key));
+  if (!cur) return;
+  const { notified: _was, ...rest } = cur.data;
+  await putRecord(store, PK, activeSk(key), notified ? rest : { ...rest, notified: false }, { expectVersion: cur.version });
 }
 
 /** Resolve: the alert as it was when this call removed it, undefined when someone else did. */

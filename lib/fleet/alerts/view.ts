@@ -3,22 +3,53 @@ import type { Store } from '../../store';
 import { takeFromWindows } from '../../store/window';
 import { tooMany } from '../../errors';
 import { readRound } from '../poll/round';
+import { KIND_LABELS, type AlertKind } from './rules';
+import { listSilences, silencing } from './silences';
 import { listActiveAlerts, listHistory, readEvaluationMeta, type Alert, type HistoryEntry } from './store';
 
 // What GET /api/alerts shows a caller: active alerts and history of the clients in his scope
 // (an alert without a client, the fleet plane's own, is for administrators), newest first.
 
-export async function alertsView(store: Store, visible: Set<string> | undefined) {
+export async function alertsView(store: Store, visible: Set<string> | undefined, now = Date.now()) {
   const inScope = (a: Alert | null) => !visible || (a !== null && a.clientCode !== undefined && visible.has(a.clientCode));
-  const [active, history, meta, round] = await Promise.all([listActiveAlerts(store), listHistory(store), readEvaluationMeta(store), readRound(store)]);
-  const strip = ({ consoleId: _c, proxyId: _p, ...a }: Alert) => a;
+  const [active, history, meta, round, silences] = await Promise.all([listActiveAlerts(store), listHistory(store), readEvaluationMeta(store), readRound(store), listSilences(store, now)]);
+  const strip = ({ consoleId: _c, proxyId: _p, notified: _n, ...a }: Alert) => a;
+  const shown = active
+    .filter(inScope)
+    .sort((a, b) => b.firedAt.localeCompare(a.firedAt))
+    .map((a) => ({ ...strip(a), ...(a.consoleId ? { consoleId: a.consoleId } : {}), silencedBy: silencing(silences, a, now)?.id ?? null }));
   return {
-    active: active.filter(inScope).sort((a, b) => b.firedAt.localeCompare(a.firedAt)).map(strip),
+    active: shown,
+    groups: alertGroups(shown),
+    silences: silences.filter((x) => !visible || (x.clientCode !== undefined && visible.has(x.clientCode))),
     // a test entry has no alert: administrators only
     history: history.filter((h: HistoryEntry) => inScope(h.alert)).map((h) => ({ ...h, alert: h.alert ? strip(h.alert) : null, ...(visible ? { deliveries: undefined } : {}) })),
     lastEvaluationAt: meta?.lastEvaluationAt ?? null,
     round: round ? { id: round.id, startedAt: round.startedAt, completedAt: round.completedAt ?? null, consoles: round.consoles ?? null, durationMs: round.durationMs ?? null } : null,
   };
+}
+
+type ShownAlert = Pick<Alert, 'key' | 'kind' | 'severity' | 'clientCode' | 'firedAt' | 'acknowledged'> & { silencedBy: string | null };
+
+/**
+ * Active alerts grouped by rule and client (issue 29): one row per (kind, client) with its count,
+ * the worst severity, how many are acknowledged or silenced, and the newest fire; biggest first.
+ */
+export function alertGroups(active: ShownAlert[]) {
+  const groups = new Map<string, { id: string; kind: AlertKind; label: string; clientCode: string | null; severity: 'warning' | 'critical'; count: number; acknowledged: number; silenced: number; lastFiredAt: string; keys: string[] }>();
+  for (const a of active) {
+    const id = `${a.kind}|${a.clientCode ?? ''}`;
+    const g = groups.get(id) ?? { id, kind: a.kind, label: KIND_LABELS[a.kind], clientCode: a.clientCode ?? null, severity: a.severity, count: 0, acknowledged: 0, silenced: 0, lastFiredAt: a.firedAt, keys: [] };
+    g.count++;
+    if (a.severity === 'critical') g.severity = 'critical';
+    if (a.acknowledged) g.acknowledged++;
+    if (a.silencedBy) g.silenced++;
+    if (a.firedAt > g.lastFiredAt) g.lastFiredAt = a.firedAt;
+    g.keys.push(a.key);
+    groups.set(id, g);
+  }
+  const rank = (s: string) => (s === 'critical' ? 0 : 1);
+  return [...groups.values()].sort((x, y) => rank(x.severity) - rank(y.severity) || y.count - x.count || y.lastFiredAt.localeCompare(x.lastFiredAt));
 }
 
 /** Audit details of a channel change: the spec's `enabled`, `type`, `url=replaced`, `secret=replaced|cleared` as strings (a detail key named like a secret is scrubbed). */

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RUN_DIR } from '../../../local/processes';
-import { adminAuth, auditRowOf, call, personaHeaders, stack } from './support';
+import { fireAlert, getActiveAlert, resolveAlert } from '../../../lib/fleet/alerts/store';
+import { adminAuth, auditRowOf, call, fleetStore, personaHeaders, stack } from './support';
 
 // Alert settings and channels through the fleet plane's HTTP API: administrators only (the
 // guard table covers refusals), the spec's validation and edit semantics, write-only secrets
@@ -107,6 +108,71 @@ describe('channels', () => {
     expect(d.status).toBe(204);
     expect(await auditRowOf(d.correlationId)).toMatchObject({ event: 'alerts.channel.delete', target: { id } });
     for (const c of (await api('GET', '/api/alerts/channels')).body.channels) await api('DELETE', `/api/alerts/channels/${c.id}`);
+  });
+});
+
+describe('acting on alerts (issue 29): acknowledge and silence, audited with who and why', () => {
+  const acme = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
+  const initech = stack.consoles.find((c) => c.clientCode === 'initech')!.id;
+  // keys no rule decides about: the scheduled poll leaves them as they are
+  const KEY = `console:${acme}:routes-test`;
+  const OTHER = `console:${initech}:routes-test`;
+  const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
+  beforeAll(async () => {
+    const at = new Date().toISOString();
+    for (const [key, clientCode, consoleId] of [[KEY, 'acme', acme], [OTHER, 'initech', initech]]) await fireAlert(fleetStore(), { key, kind: 'console_dc_down', severity: 'warning', clientCode, subject: `Routes test ${clientCode}`, params: {}, link: `/consoles/${consoleId}`, consoleId, firedAt: at, updatedAt: at });
+  });
+  afterAll(async () => {
+    for (const key of [KEY, OTHER]) await resolveAlert(fleetStore(), key);
+    for (const x of (await api('GET', '/api/alerts')).body.silences) if (String(x.comment).startsWith('routes test')) await api('DELETE', `/api/alerts/silences/${x.id}`);
+  });
+
+  it('an operator acknowledges an alert of his client: it stays active, marked with who, when and why; audited alerts.acknowledge under the client', async () => {
+    const alice = await personaHeaders('operator');
+    const r = await call('POST', `/api/alerts/${encodeURIComponent(KEY)}/acknowledge`, { ...alice, body: { comment: 'DC rebooting, ticket 4711' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ key: KEY, acknowledged: { by: 'tech-alice', comment: 'DC rebooting, ticket 4711' } });
+    expect(r.body).not.toHaveProperty('notified');
+    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'alerts.acknowledge', outcome: 'success', client: 'acme', actor: { name: 'tech-alice' }, target: { id: KEY, kind: 'alert' }, details: { kind: 'console_dc_down', comment: 'DC rebooting, ticket 4711' } });
+    const listed = (await call('GET', '/api/alerts', alice)).body;
+    expect(listed.active.find((a: any) => a.key === KEY).acknowledged.by).toBe('tech-alice');
+    expect(listed.active.some((a: any) => a.key === OTHER)).toBe(false);
+    expect(listed.groups.find((g: any) => g.kind === 'console_dc_down' && g.clientCode === 'acme')).toMatchObject({ acknowledged: 1 });
+    // why is required; an alert that is not active answers 404
+    expect((await call('POST', `/api/alerts/${encodeURIComponent(KEY)}/acknowledge`, { ...alice, body: {} })).status).toBe(400);
+    expect((await call('POST', `/api/alerts/${encodeURIComponent(KEY)}/acknowledge`, { ...alice, body: { comment: 'a\r\nb' } })).body).toMatchObject({ code: 'validation_failed', errors: [{ field: 'body.comment' }] });
+    expect((await call('POST', '/api/alerts/console%3Anope%3Adown/acknowledge', { ...alice, body: { comment: 'x' } })).status).toBe(404);
+  });
+
+  it('silences: a console names its client (filed there); the view marks what a silence covers; ending it is audited', async () => {
+    const alice = await personaHeaders('operator');
+    const r = await call('POST', '/api/alerts/silences', { ...alice, body: { consoleId: acme, endsAt: inAnHour(), comment: 'routes test window' } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ consoleId: acme, clientCode: 'acme', createdBy: 'tech-alice', comment: 'routes test window' });
+    expect(await auditRowOf(r.correlationId)).toMatchObject({ event: 'alerts.silence.create', client: 'acme', actor: { name: 'tech-alice' }, details: { consoleId: acme, comment: 'routes test window' } });
+    const view = (await call('GET', '/api/alerts', alice)).body;
+    expect(view.active.find((a: any) => a.key === KEY).silencedBy).toBe(r.body.id);
+    expect(view.silences.map((x: any) => x.id)).toContain(r.body.id);
+    // another client's console is unknown to her (404, audited out_of_scope); a rule across clients is for administrators
+    const other = await call('POST', '/api/alerts/silences', { ...alice, body: { consoleId: initech, endsAt: inAnHour(), comment: 'routes test' } });
+    expect(other.status).toBe(404);
+    expect(await auditRowOf(other.correlationId)).toMatchObject({ event: 'auth.forbidden', reason: 'out_of_scope' });
+    expect((await call('POST', '/api/alerts/silences', { ...alice, body: { kind: 'console_down', endsAt: inAnHour(), comment: 'routes test' } })).body.code).toBe('admin_required');
+    // a console and another client: refused; no matcher, the past, beyond 30 days: refused
+    expect((await call('POST', '/api/alerts/silences', { ...alice, body: { consoleId: acme, clientCode: 'globex', endsAt: inAnHour(), comment: 'routes test' } })).status).toBe(400);
+    for (const body of [{ endsAt: inAnHour(), comment: 'routes test' }, { clientCode: 'acme', endsAt: new Date(Date.now() - 1000).toISOString(), comment: 'routes test' }, { clientCode: 'acme', endsAt: new Date(Date.now() + 40 * 86_400_000).toISOString(), comment: 'routes test' }])
+      expect((await call('POST', '/api/alerts/silences', { ...alice, body })).status).toBe(400);
+    const end = await call('DELETE', `/api/alerts/silences/${r.body.id}`, alice);
+    expect(end.status).toBe(204);
+    expect(await auditRowOf(end.correlationId)).toMatchObject({ event: 'alerts.silence.delete', client: 'acme', actor: { name: 'tech-alice' } });
+    expect((await call('GET', '/api/alerts', alice)).body.active.find((a: any) => a.key === KEY).silencedBy).toBeNull();
+    // an administrator silences a rule across every client (no client: filed for administrators)
+    const wide = await api('POST', '/api/alerts/silences', { kind: 'console_dc_down', endsAt: inAnHour(), comment: 'routes test fleet-wide' });
+    expect(wide.status).toBe(201);
+    expect((await auditRowOf(wide.correlationId)).client).toBeUndefined();
+    expect((await call('GET', '/api/alerts', alice)).body.silences.some((x: any) => x.id === wide.body.id)).toBe(false);
+    expect((await call('DELETE', `/api/alerts/silences/${wide.body.id}`, alice)).status).toBe(404);
+    expect((await getActiveAlert(fleetStore(), OTHER))?.acknowledged).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 import { fleetRoutes } from '../../../functions/fleet/all-routes';
-import { adminAuth, auditRowOf, call, NODE, personaHeaders, stack, tctl, type Persona } from './support';
+import { fireAlert, resolveAlert } from '../../../lib/fleet/alerts/store';
+import { adminAuth, auditRowOf, call, fleetStore, NODE, personaHeaders, stack, tctl, type Persona } from './support';
 
 // The central guard, route by route: every route called as administrator, operator (tech-alice,
 // acme), viewer (tech-bob, acme), out-of-scope technician (tech-carol, initech only) and
@@ -9,6 +10,9 @@ import { adminAuth, auditRowOf, call, NODE, personaHeaders, stack, tctl, type Pe
 
 const NO_CHANNEL = '00000000-0000-4000-8000-0000000000cc';
 const ACME_CONSOLE = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
+// an active acme alert no rule decides about (its key matches no rule), planted for the acknowledge row
+const GUARD_ALERT = `console:${ACME_CONSOLE}:guard-table`;
+const SILENCE = { clientCode: 'acme', endsAt: new Date(Date.now() + 86_400_000).toISOString(), comment: 'guard table' };
 
 /** audit.client: the target's client (details); audit.filed: the client the row is filed under (the caller's scope) */
 type Outcome = { status: number; code?: string; audit?: { reason: string; requiredLevel: string; client: string | null; filed?: string } };
@@ -75,6 +79,16 @@ const TABLE: Row[] = [
   { route: 'PUT /api/alerts/channels/{id}', path: `/api/alerts/channels/${NO_CHANNEL}`, body: { enabled: false }, expect: adminRoute, admin: { status: 404 } },
   { route: 'DELETE /api/alerts/channels/{id}', path: `/api/alerts/channels/${NO_CHANNEL}`, expect: adminRoute, admin: { status: 404 } },
   { route: 'POST /api/alerts/channels/{id}/test', path: `/api/alerts/channels/${NO_CHANNEL}/test`, expect: adminRoute, admin: { status: 404 } },
+  // acting on alerts: operators of the alert's client (issue 29)
+  { route: 'POST /api/alerts/{key}/acknowledge', path: `/api/alerts/${encodeURIComponent(GUARD_ALERT)}/acknowledge`, body: { comment: 'looking into it' }, expect: { operator: ok(), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { status: 200 } },
+  {
+    route: 'POST /api/alerts/silences',
+    path: '/api/alerts/silences',
+    body: SILENCE,
+    expect: { operator: ok(201), viewer: tooLow('operator'), outsider: { status: 403, code: 'client_scope', audit: { reason: 'client_scope', requiredLevel: 'operator', client: 'acme', filed: 'initech' } }, anonymous: anon },
+    admin: { status: 201 },
+  },
+  { route: 'DELETE /api/alerts/silences/{id}', path: '/api/alerts/silences/{silence}', expect: { operator: ok(204), viewer: tooLow('operator'), outsider: hidden('operator'), anonymous: anon }, admin: { path: '/api/alerts/silences/{adminSilence}', status: 204 } },
   // proxy deployments (an acme deployment made in beforeAll; the administrator acts on his own)
   { route: 'GET /api/deployment', path: '/api/deployment', expect: signedIn, admin: { status: 200 } },
   { route: 'POST /api/deployment/generate', path: '/api/deployment/generate', body: { clientCode: 'acme', hostname: 'rogue-gw', domain: 'acme.local' }, expect: adminRoute, admin: { body: { clientCode: 'acme', hostname: 'guard-gw-admin2', domain: 'acme.local' }, status: 201 } },
@@ -103,13 +117,22 @@ const METHOD = (route: string) => route.split(' ')[0];
 
 async function state() {
   const auth = await adminAuth();
-  const [clients, technicians, consoles, deployments, tokens] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles', '/api/deployment', '/api/bundles/proxy-tokens'].map((p) => call('GET', p, auth)));
-  // join tokens by handle (the fake shifts their expiry to the clock at each read)
-  return { clients: clients.body, technicians: technicians.body, consoles: consoles.body, deployments: deployments.body, tokens: tokens.body?.tokens?.map((t: any) => t.tokenId).sort() };
+  const [clients, technicians, consoles, deployments, tokens, alerts] = await Promise.all(['/api/clients', '/api/technicians', '/api/consoles', '/api/deployment', '/api/bundles/proxy-tokens', '/api/alerts'].map((p) => call('GET', p, auth)));
+  // join tokens by handle (the fake shifts their expiry to the clock at each read); consoles
+  // without their last poll (the scheduled poll may run meanwhile); alerts: silences and acknowledges only
+  return {
+    clients: clients.body,
+    technicians: technicians.body,
+    consoles: consoles.body?.consoles?.map(({ poll: _p, ...c }: any) => c),
+    deployments: deployments.body,
+    tokens: tokens.body?.tokens?.map((t: any) => t.tokenId).sort(),
+    silences: alerts.body?.silences?.map((x: any) => x.id).sort(),
+    acknowledged: alerts.body?.active?.filter((a: any) => a.acknowledged).map((a: any) => `${a.key} ${a.acknowledged.at}`).sort(),
+  };
 }
 
-const made = { deployment: '', adminDeployment: '' };
-const fill = (p: string) => p.replace('{deployment}', made.deployment).replace('{adminDeployment}', made.adminDeployment);
+const made = { deployment: '', adminDeployment: '', silence: '', adminSilence: '' };
+const fill = (p: string) => p.replace('{deployment}', made.deployment).replace('{adminDeployment}', made.adminDeployment).replace('{silence}', made.silence).replace('{adminSilence}', made.adminSilence);
 
 beforeAll(async () => {
   tctl.reset();
@@ -121,6 +144,18 @@ beforeAll(async () => {
     if (r.status !== 201) throw new Error(`deployment generate: ${r.status} ${r.text.slice(0, 200)}`);
     made[key] = r.body.deployment.id;
   }
+  const at = new Date().toISOString();
+  await fireAlert(fleetStore(), { key: GUARD_ALERT, kind: 'console_dc_down', severity: 'warning', clientCode: 'acme', subject: 'Guard table alert', params: {}, link: `/consoles/${ACME_CONSOLE}`, consoleId: ACME_CONSOLE, firedAt: at, updatedAt: at });
+  for (const key of ['silence', 'adminSilence'] as const) {
+    const r = await call('POST', '/api/alerts/silences', { ...auth, body: SILENCE });
+    if (r.status !== 201) throw new Error(`silence: ${r.status} ${r.text.slice(0, 200)}`);
+    made[key] = r.body.id;
+  }
+});
+afterAll(async () => {
+  await resolveAlert(fleetStore(), GUARD_ALERT);
+  const auth = await adminAuth();
+  for (const s of (await call('GET', '/api/alerts', auth)).body.silences ?? []) if (s.comment === SILENCE.comment) await call('DELETE', `/api/alerts/silences/${s.id}`, auth);
 });
 
 it('covers every route the fleet plane declares', () => {

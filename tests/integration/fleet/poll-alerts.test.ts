@@ -7,6 +7,7 @@ import type { Store } from '../../../lib/store';
 import { createConsole, deleteConsole, type ConsoleRecord } from '../../../lib/fleet/consoles';
 import { createFleetChannel, listFleetChannels } from '../../../lib/fleet/alerts/channels';
 import { notifyTransitions } from '../../../lib/fleet/alerts/notify';
+import { acknowledgeAlert, createSilence, deleteSilence } from '../../../lib/fleet/alerts/silences';
 import { listActiveAlerts, listHistory } from '../../../lib/fleet/alerts/store';
 import { runPollInvocation, type RoundDeps } from '../../../lib/fleet/poll/round';
 import { readPollStates } from '../../../lib/fleet/poll/state';
@@ -207,12 +208,13 @@ describe('rounds: rules fire and resolve, nothing is sent twice', () => {
   let x: FakeConsole; // expired certificate, later removed
   let xRec: ConsoleRecord;
   let aRec: ConsoleRecord;
+  let bRec: ConsoleRecord;
   beforeAll(async () => {
     a = await fakeConsole(ca.issue('a', { days: 2 }));
     b = await fakeConsole(ca.issue('b'));
     x = await fakeConsole(ca.issue('x', { startdate: '20200101000000Z', enddate: '20200201000000Z' }));
     aRec = await register(a, 'acme');
-    await register(b, 'globex');
+    bRec = await register(b, 'globex');
     xRec = await register(x, 'initech');
     await createFleetChannel(store, policy, { name: 'ops webhook', type: 'webhook', url: `${receiverUrl}/webhook?k=1`, secret: WEBHOOK_SECRET });
     await createFleetChannel(store, policy, { name: 'phones', type: 'ntfy', url: `${receiverUrl}/ntfy`, topic: 'fleet-alerts', token: 'tk_ntfy_token' });
@@ -324,6 +326,31 @@ describe('rounds: rules fire and resolve, nothing is sent twice', () => {
     b.status = healthyStatus({ audit: { chain: 'broken', firstBadSeq: 3, problem: 'hash_mismatch' } });
     await round();
     expect((await listActiveAlerts(store)).filter((al) => al.kind === 'console_audit_broken').map((al) => al.params.reason).sort()).toEqual(['chain_broken', 'chain_rewritten']);
+  });
+
+  it('a silence holds back what it covers until it ends, then the fire goes out once; an acknowledged alert resolves without a notification (issue 29)', async () => {
+    const silence = await createSilence(store, { consoleId: bRec.id, endsAt: new Date(Date.now() + 3600_000).toISOString(), comment: 'globex maintenance' }, 'msp-admin');
+    b.status = healthyStatus({ health: { status: 'unhealthy' }, audit: { chain: 'broken', firstBadSeq: 3, problem: 'hash_mismatch' } });
+    take();
+    await round();
+    expect(webhookEvents(take()).filter((e: any) => e.alert.clientCode === 'globex')).toEqual([]);
+    expect(await activeKeys()).toContain('console_down@down');
+    const quiet = (await listHistory(store)).find((h) => h.alert?.key === `console:${bRec.id}:down`)!;
+    expect(quiet).toMatchObject({ event: 'fired', quiet: 'silenced', deliveries: [] });
+    // still silenced: nothing; the silence ends: the held fire goes out, once
+    await round();
+    expect(webhookEvents(take()).filter((e: any) => e.alert.clientCode === 'globex')).toEqual([]);
+    await deleteSilence(store, silence.id);
+    await round();
+    expect(webhookEvents(take()).map((e: any) => `${e.event}:${e.alert.kind}:${e.alert.clientCode}`)).toEqual(['fired:console_down:globex']);
+    await round();
+    expect(take()).toEqual([]);
+    // acknowledged: it resolves quietly; the other one resolves loud
+    expect(await acknowledgeAlert(store, `console:${bRec.id}:audit`, { by: 'tech-alice', at: new Date().toISOString(), comment: 'restored from backup' })).toBeDefined();
+    b.status = healthyStatus();
+    await round();
+    expect(webhookEvents(take()).map((e: any) => `${e.event}:${e.alert.kind}:${e.alert.clientCode}`)).toEqual(['resolved:console_down:globex']);
+    expect((await listHistory(store)).find((h) => h.alert?.key === `console:${bRec.id}:audit` && h.event === 'resolved')).toMatchObject({ quiet: 'acknowledged', deliveries: [] });
   });
 
   it('removing a console resolves its alerts', async () => {
