@@ -223,7 +223,7 @@ describe('a Super administrator through a platform claim (issue 25 #8)', () => {
     expect([refused.status, refused.body]).toEqual([403, { code: 'super_administrator_role_mapping_required' }]);
     expect(refused.cookies).not.toContain('__Host-hdc=');
     const rows = (await auditSince(mark)).filter((x) => x.event === 'auth.login');
-    expect(rows.map((x) => [x.outcome, x.reason, x.actor.name])).toEqual([['denied', 'super_administrator_role_mapping_required', 'op-super']]);
+    expect(rows.map((x) => [x.outcome, x.reason, x.actor?.name])).toEqual([['denied', 'super_administrator_role_mapping_required', 'op-super']]);
     // an unmapped platform role is not enough either; other operators are not concerned
     expect((await signInWith(await mintConsoleToken('ap-nobody', { roles: ['hdc-super'], traits: { windows_logins: ['op-super'] } }))).status).toBe(403);
     expect((await signInWith(await mintConsoleToken('ap-oscar'))).status).toBe(200);
