@@ -79,7 +79,8 @@ function storeEnvironments(profile: 'dev' | 'test', kind: 'sqlite' | 'dynamodb',
   if (profile === 'test') fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = (name: string) => ({ HDC_SQLITE_FILE: path.join(dir, `${name}.sqlite`) });
-  return { console: file('console'), passwordService: file('password-service'), fleet: file('fleet') };
+  // the password service reads the console's directory settings from the console's file, read only
+  return { console: file('console'), passwordService: { ...file('password-service'), HDC_CONSOLE_SQLITE_FILE: file('console').HDC_SQLITE_FILE }, fleet: file('fleet') };
 }
 
 const PORTS = {

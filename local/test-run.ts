@@ -32,6 +32,13 @@ function ensurePackages() {
   if (r.status !== 0) throw new Error(`installing ${missing.flatMap((p) => p.pkg).join(' ')} failed (apt-get exit ${r.status})`);
 }
 
+/**
+ * The integration tests whose rules rest on the store's transactions, conditions and TTL run a
+ * second time with the stack on DynamoDB Local (the AWS adapter), after everything else passed on
+ * the embedded store: the same protocols, proven on both (issue 26).
+ */
+const DYNAMODB_PARITY = ['tests/integration/rate-windows.test.ts', 'tests/integration/audit.test.ts', 'tests/integration/password-service.test.ts', 'tests/integration/laps.test.ts'];
+
 async function main() {
   ensurePackages();
   const extra = process.argv.slice(2);
@@ -42,8 +49,8 @@ async function main() {
   if (unit !== 0) process.exit(unit);
   let code = 1;
   let started = false;
-  try {
-    await startStack({
+  const start = () =>
+    startStack({
       profile: 'test',
       onProcessesStarting: () => {
         started = true;
@@ -51,6 +58,8 @@ async function main() {
         for (const f of ['sessions.test.json', 'totp-steps.test.json']) fs.rmSync(path.join(RUN_DIR, f), { force: true });
       },
     });
+  try {
+    await start();
     // --forceExit: a socket left open by a test must not hold CI until the directory's idle timeout
     const env = {
       ...process.env,
@@ -63,6 +72,14 @@ async function main() {
     if (code === 0) code = jest(['--selectProjects', 'e2e', '--runInBand', '--forceExit', ...named, ...extra], env);
     // then the images as a self-hosted instance on the same directory (podman; docs/containers.md)
     if (code === 0) code = jest(['--selectProjects', 'containers', '--runInBand', '--forceExit', ...named, ...extra], env);
+    // then the store's protocols again on DynamoDB Local (a whole run, or HDC_STORE_PARITY=1)
+    if (code === 0 && process.env.HDC_STORE !== 'dynamodb' && (!named.length || process.env.HDC_STORE_PARITY === '1')) {
+      log(`the same stack on DynamoDB Local for ${DYNAMODB_PARITY.length} integration files (the AWS adapter)`);
+      await stopStack('test', { directory: false });
+      process.env.HDC_STORE = 'dynamodb';
+      await start();
+      code = jest(['--selectProjects', 'integration', '--runInBand', '--forceExit', ...DYNAMODB_PARITY], { ...env, HDC_STORE: 'dynamodb' });
+    }
   } catch (e) {
     console.error(`[hdc] integration stack failed: ${(e as Error).stack}`);
   } finally {

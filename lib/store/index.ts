@@ -12,6 +12,8 @@ export type { CancellationReason, Item, Key, Store, TransactItem } from './port'
 export interface StoreOptions {
   /** a SQLite file (':memory:' for a private in-process store) */
   sqliteFile?: string;
+  /** the SQLite file is another service's: read, never written */
+  readOnly?: boolean;
   endpoint?: string;
   tableName?: string;
 }
@@ -23,7 +25,7 @@ export function createStore(opts: StoreOptions = {}): Store {
     // loaded only where it is used: the Lambda bundles never open a file
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createSqliteStore } = require('./sqlite') as typeof import('./sqlite');
-    return createSqliteStore(file === ':memory:' ? file : path.resolve(file));
+    return createSqliteStore(file === ':memory:' ? file : path.resolve(file), { readOnly: opts.readOnly });
   }
   return createDynamoStore({ endpoint: opts.endpoint ?? env.DYNAMODB_ENDPOINT, tableName: opts.tableName ?? env.HDC_TABLE ?? 'hdc-local' });
 }

@@ -89,12 +89,14 @@ export interface SqliteStore extends Store {
   plant(item: Item): void;
 }
 
-export function createSqliteStore(file: string): SqliteStore {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {}): SqliteStore {
+  if (file !== ':memory:' && !opts.readOnly) fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const { DatabaseSync: Database, backup } = loadSqlite();
-  const db: DatabaseSync = new Database(file);
+  // read only: another service's file that this one may read and never write (the password
+  // service reading the console's directory settings); every write is refused by SQLite itself
+  const db: DatabaseSync = new Database(file, { readOnly: opts.readOnly === true });
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (file !== ':memory:') {
+  if (file !== ':memory:' && !opts.readOnly) {
     db.exec('PRAGMA journal_mode = WAL');
     try {
       fs.chmodSync(file, 0o600);
@@ -102,8 +104,8 @@ export function createSqliteStore(file: string): SqliteStore {
       /* a file of another owner: its mode is theirs */
     }
   }
-  db.exec('PRAGMA synchronous = FULL');
-  db.exec('CREATE TABLE IF NOT EXISTS items (pk TEXT NOT NULL, sk TEXT NOT NULL, item TEXT NOT NULL, ttl INTEGER, PRIMARY KEY (pk, sk)) WITHOUT ROWID');
+  if (!opts.readOnly) db.exec('PRAGMA synchronous = FULL');
+  if (!opts.readOnly) db.exec('CREATE TABLE IF NOT EXISTS items (pk TEXT NOT NULL, sk TEXT NOT NULL, item TEXT NOT NULL, ttl INTEGER, PRIMARY KEY (pk, sk)) WITHOUT ROWID');
   const statements = new Map<string, StatementSync>();
   const sql = (text: string) => {
     let s = statements.get(text);

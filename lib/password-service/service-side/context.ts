@@ -3,6 +3,7 @@ import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto/seal';
 import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from '../../directory';
 import { poolOptions } from '../../directory/pool';
+import { storeDcHealth } from '../../directory/shared-health';
 import { loadSecret } from '../../secrets';
 import { protectedGroupSidsOf, readSettings, type InstanceSettings } from '../../setup/settings';
 import type { Store } from '../../store';
@@ -27,12 +28,14 @@ export class ServiceContext {
     readonly config: Config,
     readonly env: NodeJS.ProcessEnv,
     readonly linkKey: () => Promise<Buffer>,
+    /** where the console's directory settings are read: the console's file, read only, on the embedded store; the shared table on DynamoDB */
+    readonly settingsStore: Store = store,
   ) {}
 
   /** Directory settings (console spec: the password service follows a change within 3 seconds). */
   async settings(): Promise<InstanceSettings | undefined> {
     if (this.settingsCache && Date.now() - this.settingsCache.at < 3000) return this.settingsCache.value;
-    const rec = await readSettings(this.store);
+    const rec = await readSettings(this.settingsStore);
     this.settingsCache = { at: Date.now(), value: rec?.settings };
     return rec?.settings;
   }
@@ -96,7 +99,9 @@ export class ServiceContext {
     const key = sha256Hex(JSON.stringify([s.dcs, s.caPem, creds.user]));
     let dir = this.dirs.get(key);
     if (!dir) {
-      dir = new LdapDirectory(new DirectoryPool(s.dcs, poolOptions(this.config.Directory, s.caPem)), s.baseDn, async () => creds);
+      // the service's instances share their DC findings through its own store (issue 28)
+      const opts = poolOptions(this.config.Directory, s.caPem, { sharedHealth: storeDcHealth(this.store), startBudget: this.config.Concurrency.StartBudget });
+      dir = new LdapDirectory(new DirectoryPool(s.dcs, opts), s.baseDn, async () => creds);
       this.dirs.set(key, dir);
     }
     return dir;

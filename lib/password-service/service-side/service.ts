@@ -47,8 +47,8 @@ export class PasswordService {
   private readonly ctx: ServiceContext;
   private readonly audit: ReturnType<typeof serviceAuditChain>;
 
-  constructor(store: Store, config: Config, env: NodeJS.ProcessEnv, linkKey: () => Promise<Buffer>) {
-    this.ctx = new ServiceContext(store, config, env, linkKey);
+  constructor(store: Store, config: Config, env: NodeJS.ProcessEnv, linkKey: () => Promise<Buffer>, settingsStore: Store = store) {
+    this.ctx = new ServiceContext(store, config, env, linkKey, settingsStore);
     this.audit = serviceAuditChain(store);
   }
 
