@@ -6,6 +6,7 @@ import { loadMasterKey } from './crypto/master-key';
 import { openString } from './crypto/seal';
 import { DirectoryPool, LdapDirectory, type Directory, type DirectoryCredentials } from './directory';
 import { poolOptions } from './directory/pool';
+import { storeDcHealth } from './directory/shared-health';
 import { unavailable } from './errors';
 import { logger } from './log';
 import { ensureSchema } from './migrations/startup';
@@ -58,7 +59,8 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
     const { settings: s, version } = rec;
     if (dirCache && dirCache.version === version) return dirCache.directory;
     dirCache?.stop();
-    const pool = new DirectoryPool(s.dcs, poolOptions(config.Directory, s.caPem, { healthProbe: true }));
+    // DC findings shared with every instance through the store (issue 28)
+    const pool = new DirectoryPool(s.dcs, poolOptions(config.Directory, s.caPem, { healthProbe: true, sharedHealth: storeDcHealth(store), startBudget: config.Concurrency.StartBudget }));
     const readCreds = async () => ({
       user: s.readAccount.user,
       password: openString(await masterKey(), s.readAccount.sealedPassword, 'tech-account:read'),

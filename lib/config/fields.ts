@@ -11,12 +11,12 @@ import { parseAllowedTargets } from '../outbound/policy';
 // as in the bundles that load the full zod
 z.config(en());
 
-// A duration is given in seconds (number) or as "hh:mm:ss"; kept internally in seconds.
+// A duration is given in seconds (number, decimals allowed: 0.25) or as "hh:mm:ss"; kept internally in seconds.
 const duration = (defaultSeconds: number) =>
   z._default(
     z.union([
       z.number().check(z.nonnegative()),
-      z.pipe(z.string().check(z.regex(/^\d+$/)), z.transform(Number)),
+      z.pipe(z.string().check(z.regex(/^\d+(\.\d+)?$/)), z.transform(Number)),
       z.pipe(
         z.string().check(z.regex(/^\d{1,3}:\d{2}:\d{2}$/, 'expected seconds or hh:mm:ss')),
         z.transform((s: string) => {
@@ -162,9 +162,19 @@ export const configSchema = z.object({
       PageSize: int(500, 1, 5000),
       SearchMaxResults: int(5000, 1),
       MaxResults: int(200, 1),
+      // hedged reads (ours, issue 28): a read unanswered after about the recent p95 of reads, held
+      // within this floor and cap, goes to the next DC as well; the first answer wins
+      HedgeDelayFloor: duration(0.1),
+      HedgeDelayCap: duration(1),
+      // directory connections one instance keeps open at most (ours, issue 28)
+      MaxConnections: int(16, 1, 1000),
     }),
     {},
   ),
+  // bounded concurrency (ours, issue 28): a request that cannot start its work within the budget
+  // (waiting for the gateway, a function instance or a directory connection) answers 503
+  // `overloaded` with Retry-After instead of piling up
+  Concurrency: z.prefault(z.object({ StartBudget: duration(2) }), {}),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { auditLogger, logger } from '../log';
 import { runtime as consoleRuntime, type ConsoleRuntime } from '../runtime';
 import type { BrowserPolicy, CrossSiteVerdict } from './browser';
+import { admission } from './middlewares/admission';
 import { browserDefaults } from './middlewares/browser-defaults';
 import { consoleValidation } from './middlewares/console-validation';
 import { crossSite } from './middlewares/cross-site';
@@ -47,7 +48,8 @@ async function auditCrossSite(request: ConsoleRequest, seen: CrossSiteVerdict) {
 
 /**
  * The console's request pipeline, one middleware per step, in this order for every route and
- * before any side effect: route match (unknown → 404) → the store's schema (pending migrations,
+ * before any side effect: admission (a request past its start budget: 503 `overloaded`, issue 28)
+ * → route match (unknown → 404) → the store's schema (pending migrations,
  * 503 `migration_pending`) → session → cross-site origin on
  * POST/PUT/DELETE (403, audited when an operator's session came with it) → CSRF on POST/PUT/DELETE
  * (400) → operator (401) → permission (403, audited) → step-up (403) → zod validation (400 with
@@ -62,6 +64,7 @@ export function createHttpHandler(routes: Route<any, any, any>[], getRuntime: ()
     .use(loggerContext([logger, auditLogger]))
     .use(errorResponse())
     .use(runtime(getRuntime))
+    .use(admission())
     .use(matchRoute(routes, (route: Route, request: ConsoleRequest) => !route.helpdesk || exchangeOf(request).rt!.config.Helpdesk.Enabled))
     .use(schemaReady())
     .use(consoleContext())

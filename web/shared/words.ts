@@ -51,6 +51,7 @@ export const WORDS: Record<string, string> = {
   too_many_attempts: 'Too many attempts. Try again later.',
   // directory
   directory_unavailable: 'The directory cannot be reached right now. Try again in a moment.',
+  overloaded: 'The console is too busy to take this request right now.',
   no_dc_reachable: 'No domain controller answers right now. Try again in a moment.',
   directory_outcome_unknown: 'The directory did not confirm the change. Check the object before trying again.',
   ad_denied: 'The directory refused the change (missing rights of the console account).',

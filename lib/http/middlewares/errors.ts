@@ -17,8 +17,9 @@ export function errorResponse() {
       const correlationId = ex?.correlationId ?? 'unknown';
       if (isApiError(e)) {
         if (ex?.refused && e.status < 500) await ex.refused(e);
-        // a refusal that knows when it lifts says so in the standard header too (RFC 9110 Retry-After)
-        const retry = e.status === 429 && typeof e.details.retryAfterSeconds === 'number' ? { 'retry-after': String(e.details.retryAfterSeconds) } : undefined;
+        // a refusal that knows when it lifts says so in the standard header too (RFC 9110 Retry-After):
+        // a rate window (429) and an overload (503 `overloaded`, issue 28)
+        const retry = (e.status === 429 || e.status === 503) && typeof e.details.retryAfterSeconds === 'number' ? { 'retry-after': String(e.details.retryAfterSeconds) } : undefined;
         request.response = httpResponse({ status: e.status, body: e.body(), ...(retry ? { headers: retry } : {}) }, correlationId);
         return;
       }

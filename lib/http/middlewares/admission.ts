@@ -1,0 +1,37 @@
+import { overloaded, overloadReason } from '../../errors';
+import type { AuditChain } from '../../audit';
+import type { Store } from '../../store';
+import { recordOverload } from '../overload';
+import { exchangeOf, type HttpRequest } from './exchange';
+
+type Admitting = { config: { Concurrency: { StartBudget: number } }; store: Store; audit: AuditChain };
+
+/**
+ * Bounded concurrency (issue 28): a request that reaches its handler later than the start budget
+ * after it arrived (the gateway's `requestContext.timeEpoch`: queued at the gateway, waiting for
+ * an instance) is refused 503 `overloaded` with Retry-After before any work; so is one the
+ * directory could not give a connection in time. Each refusal is logged, and audited once a minute
+ * per reason (lib/http/overload.ts). The error itself is answered by `errorResponse`.
+ */
+export function admission(now: () => number = Date.now) {
+  return {
+    name: 'admission',
+    before: (request: HttpRequest<any, any, Admitting>) => {
+      const ex = exchangeOf(request);
+      const arrived = request.event.requestContext?.timeEpoch;
+      const budgetMs = ex.rt!.config.Concurrency.StartBudget * 1000;
+      if (typeof arrived === 'number' && budgetMs > 0 && now() - arrived > budgetMs) throw overloaded('start_budget', retryAfterOf(budgetMs));
+    },
+    onError: async (request: HttpRequest<any, any, Admitting>) => {
+      const reason = overloadReason(request.error);
+      const ex = exchangeOf(request);
+      if (reason === undefined || !ex?.rt) return;
+      const retryAfterSeconds = Number((request.error as { details?: { retryAfterSeconds?: number } }).details?.retryAfterSeconds ?? 1);
+      const route = ex.route ? `${ex.route.method} ${ex.route.path}` : undefined;
+      await recordOverload(ex.rt, { reason, retryAfterSeconds, correlationId: ex.correlationId, function: request.context?.functionName, route });
+    },
+  };
+}
+
+/** Retry-After of a refusal: one budget, in whole seconds. */
+export const retryAfterOf = (budgetMs: number) => Math.max(1, Math.ceil(budgetMs / 1000));

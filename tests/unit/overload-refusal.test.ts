@@ -1,0 +1,120 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { AuditChain } from '../../lib/audit';
+import { loadConfig } from '../../lib/config';
+import { overloaded } from '../../lib/errors';
+import { createHttpHandler } from '../../lib/http/console';
+import { forgetOverloadsForTests, recordOverload } from '../../lib/http/overload';
+import { defineRoute } from '../../lib/http/route';
+import type { ConsoleRuntime } from '../../lib/runtime';
+import { memoryDynamoStore } from '../support/memory-store';
+
+// Bounded concurrency (issue 28): a request that reaches the console's pipeline later than the
+// start budget (Concurrency:StartBudget, 2 s by default) after it arrived at the gateway is
+// refused 503 `overloaded` with Retry-After before any work; so is one the directory cannot give
+// a connection. Each reason is audited once a minute (service.overloaded), not once per request,
+// across instances (a store window decides).
+const BUDGET_S = 2;
+let ran = 0;
+const work = defineRoute({
+  method: 'GET',
+  path: '/api/work',
+  summary: 'test',
+  access: 'anonymous',
+  async handle() {
+    ran++;
+    return { body: { ok: true } };
+  },
+});
+const noSlot = defineRoute({
+  method: 'GET',
+  path: '/api/no-slot',
+  summary: 'test',
+  access: 'anonymous',
+  async handle() {
+    throw overloaded('directory_connections', 2);
+  },
+});
+
+function consoleOn(store: ReturnType<typeof memoryDynamoStore>) {
+  const config = loadConfig({ Concurrency__StartBudget: String(BUDGET_S) }).config;
+  const rt = { config, store, audit: new AuditChain(store, 'console') } as unknown as ConsoleRuntime;
+  return createHttpHandler([work, noSlot] as never, () => rt);
+}
+const arrivedAgo = (ms: number, path = '/api/work') =>
+  ({ rawPath: path, headers: {}, requestContext: { http: { method: 'GET', sourceIp: '127.0.0.1' }, timeEpoch: Date.now() - ms } }) as unknown as APIGatewayProxyEventV2;
+const overloadRows = async (store: ReturnType<typeof memoryDynamoStore>) => {
+  const chain = new AuditChain(store, 'console');
+  const { headSeq } = await chain.extent();
+  const rows = [];
+  for (let seq = 1; seq <= headSeq; seq++) rows.push(await chain.row(seq));
+  return rows.filter((r) => r?.event === 'service.overloaded');
+};
+
+let write: jest.SpyInstance;
+beforeEach(() => {
+  forgetOverloadsForTests();
+  ran = 0;
+  write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+});
+afterEach(() => write.mockRestore());
+
+describe(`the start budget (${BUDGET_S} s)`, () => {
+  it(`a request that arrived ${BUDGET_S * 1000 - 500} ms ago is served`, async () => {
+    const res = await consoleOn(memoryDynamoStore('admit'))(arrivedAgo(BUDGET_S * 1000 - 500));
+    expect(res.statusCode).toBe(200);
+    expect(ran).toBe(1);
+  });
+
+  it(`a burst of 5 requests that arrived ${BUDGET_S * 1000 + 100} ms ago: each 503 overloaded with Retry-After ${BUDGET_S}, the route never runs, one audit row for the burst`, async () => {
+    const store = memoryDynamoStore('burst');
+    const handler = consoleOn(store);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => handler(arrivedAgo(BUDGET_S * 1000 + 100))));
+    for (const res of answers) {
+      expect(res.statusCode).toBe(503);
+      expect(JSON.parse(res.body!)).toEqual({ code: 'overloaded', retryAfterSeconds: BUDGET_S });
+      expect(res.headers!['retry-after']).toBe(String(BUDGET_S));
+    }
+    expect(ran).toBe(0);
+    const rows = await overloadRows(store);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ event: 'service.overloaded', outcome: 'denied', reason: 'start_budget', actor: { name: 'console', provider: 'system' }, details: { retryAfterSeconds: BUDGET_S } });
+  });
+
+  it('a request without an arrival time (a direct invoke) is never refused by it', async () => {
+    const event = { rawPath: '/api/work', headers: {}, requestContext: { http: { method: 'GET', sourceIp: '127.0.0.1' } } } as unknown as APIGatewayProxyEventV2;
+    expect((await consoleOn(memoryDynamoStore('no-epoch'))(event)).statusCode).toBe(200);
+  });
+});
+
+describe('a refusal from further in (no directory connection within the wait)', () => {
+  it('answers 503 overloaded with its Retry-After and is audited under its own reason', async () => {
+    const store = memoryDynamoStore('no-slot');
+    const res = await consoleOn(store)(arrivedAgo(0, '/api/no-slot'));
+    expect([res.statusCode, JSON.parse(res.body!), res.headers!['retry-after']]).toEqual([503, { code: 'overloaded', retryAfterSeconds: 2 }, '2']);
+    expect((await overloadRows(store)).map((r) => r!.reason)).toEqual(['directory_connections']);
+  });
+});
+
+describe('once a minute per reason, across instances', () => {
+  it('two instances (separate memories, one store) refusing at 0 s, 30 s and 59.9 s write one row; at 60.1 s a second; another reason its own at once', async () => {
+    const store = memoryDynamoStore('minute');
+    const audit = new AuditChain(store, 'console');
+    let t = Date.parse('2026-11-27T10:00:00Z');
+    const now = () => t;
+    const refuse = (reason = 'start_budget') => recordOverload({ store, audit }, { reason, retryAfterSeconds: 2 }, now);
+    await refuse();
+    forgetOverloadsForTests(); // the second instance: nothing remembered locally, the store decides
+    t += 30_000;
+    await refuse();
+    forgetOverloadsForTests();
+    t += 29_900;
+    await refuse();
+    expect((await overloadRows(store)).length).toBe(1);
+    await refuse('directory_connections');
+    expect((await overloadRows(store)).length).toBe(2);
+    forgetOverloadsForTests();
+    t += 200; // 60.1 s after the first row
+    await refuse();
+    expect((await overloadRows(store)).map((r) => r!.reason)).toEqual(['start_budget', 'directory_connections', 'start_budget']);
+  });
+});
