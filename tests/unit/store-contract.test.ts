@@ -247,6 +247,26 @@ describe('the SQLite file', () => {
   });
 });
 
+describe("another service's file, read only", () => {
+  it('reads what the owner wrote, and every write is refused by SQLite (nothing changes)', async () => {
+    const file = path.join(tmp, 'owner.sqlite');
+    const owner = createSqliteStore(file);
+    await owner.put({ Item: { pk: 'INSTANCE', sk: 'SETTINGS', data: { domain: 'corp' } } });
+    const reader = createSqliteStore(file, { readOnly: true });
+    expect((await reader.get({ Key: { pk: 'INSTANCE', sk: 'SETTINGS' } })).Item?.data).toEqual({ domain: 'corp' });
+    for (const write of [
+      () => reader.put({ Item: { pk: 'INSTANCE', sk: 'SETTINGS', data: { domain: 'evil' } } }),
+      () => reader.delete({ Key: { pk: 'INSTANCE', sk: 'SETTINGS' } }),
+      () => reader.transactWrite([{ Put: { TableName: 'x', Item: { pk: 'PWDSVC', sk: 'PIN' } } }]),
+    ]) {
+      await expect(write()).rejects.toThrow(/readonly|read-only|read only/i);
+    }
+    expect((await owner.get({ Key: { pk: 'INSTANCE', sk: 'SETTINGS' } })).Item?.data).toEqual({ domain: 'corp' });
+    reader.close();
+    owner.close();
+  });
+});
+
 // the boundary (issue 26): no module outside lib/store imports a DynamoDB package
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
