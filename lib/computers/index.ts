@@ -15,6 +15,8 @@ export const computerViewSchema = z.object({
   lastSignIn: z.string().nullable(),
   enabled: z.boolean(),
   lapsExpiry: z.string().nullable(),
+  /** which LAPS manages it, from the expiration attribute it carries: Windows LAPS, legacy LAPS, none */
+  lapsKind: z.enum(['windows', 'legacy']).nullable(),
   protected: z.boolean(),
   /** the OU the computer sits in (its parent DN), shown beside the name */
   ou: z.string(),
@@ -34,6 +36,7 @@ export function computerView(f: ObjectFacts, isVip: boolean): ComputerView {
     lastSignIn: fileTimeToIso(a.lastLogonTimestamp) ?? null,
     enabled: ((f.userAccountControl ?? 0) & 0x2) === 0,
     lapsExpiry: fileTimeToIso(a['msLAPS-PasswordExpirationTime']) ?? fileTimeToIso(a['ms-Mcs-AdmPwdExpirationTime']) ?? null,
+    lapsKind: a['msLAPS-PasswordExpirationTime'] !== undefined ? 'windows' : a['ms-Mcs-AdmPwdExpirationTime'] !== undefined ? 'legacy' : null,
     protected: isVip,
     ou: parentDn(f.dn),
   };

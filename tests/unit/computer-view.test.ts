@@ -15,3 +15,11 @@ test('the read view carries its ou and never a password attribute', () => {
   expect(v.ou).toBe('OU=Branch,DC=x');
   expect(JSON.stringify(v)).not.toContain('secret');
 });
+
+test('the read view says which LAPS manages the computer (issue 29: the list shows it)', () => {
+  const at = (attributes: Record<string, string>) => computerView({ dn: 'CN=PC1,OU=Branch,DC=x', guid: 'g', attributes: { cn: 'PC1', ...attributes } } as any, false);
+  expect(at({ 'msLAPS-PasswordExpirationTime': '134000000000000000' }).lapsKind).toBe('windows');
+  expect(at({ 'ms-Mcs-AdmPwdExpirationTime': '134000000000000000' }).lapsKind).toBe('legacy');
+  expect(at({ 'msLAPS-PasswordExpirationTime': '134000000000000000', 'ms-Mcs-AdmPwdExpirationTime': '1' }).lapsKind).toBe('windows');
+  expect(at({}).lapsKind).toBeNull();
+});
