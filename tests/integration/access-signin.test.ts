@@ -6,7 +6,7 @@ import { createRuntime } from '../../lib/runtime';
 import { readSignInPolicy } from '../../lib/auth/access-only';
 import { readSettings } from '../../lib/setup/settings';
 import { ConsoleClient } from '../../local/console-client';
-import { CONSOLE_AUDIENCE, mintConsoleToken } from '../../local/access-platform';
+import { CONSOLE_AUDIENCE, consoleAccessConfig, mintConsoleToken } from '../../local/access-platform';
 import { DEV_AUDIENCE, strangerKey } from '../../local/fleet/issuer';
 import { runAdminCommand, consoleEnvironment } from '../../functions/admin/cli';
 import { account, auditMark, auditSince, newClient, seedUser, stack, steppedUp, store } from '../support/stack';
@@ -206,7 +206,8 @@ describe('a Super administrator through a platform claim (issue 25 #8)', () => {
   });
 
   it('Authentication:Access:SuperAdministratorsRequireRoleMapping=true: refused without a mapped platform role (403, audited, no session); with one it signs in', async () => {
-    const rt = createRuntime({ env: { ...process.env, ...consoleEnvironment(stack), HDC_Authentication__Access__SuperAdministratorsRequireRoleMapping: 'true', NODE_EXTRA_CA_CERTS: stack.directory.caFile }, store });
+    // the stack's access-platform settings (issuer, JWKS, audience) with the key turned on
+    const rt = createRuntime({ env: { ...process.env, ...consoleEnvironment(stack), ...consoleAccessConfig('test'), HDC_Authentication__Access__SuperAdministratorsRequireRoleMapping: 'true', NODE_EXTRA_CA_CERTS: stack.directory.caFile }, store });
     const signInWith = async (token: string) => {
       const pre = newClient();
       await pre.antiforgery();

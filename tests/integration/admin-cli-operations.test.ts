@@ -12,10 +12,10 @@ import { loadMasterKey } from '../../lib/crypto/master-key';
 import { createHttpHandler } from '../../lib/http/console';
 import { readCopy, readSchema, SCHEMA_VERSION } from '../../lib/migrations';
 import { createRuntime } from '../../lib/runtime';
-import { createStore, ensureTable, type Store } from '../../lib/store';
+import { storeOfEnvironment, type Store } from '../../lib/store';
 import { deleteRecord, getRecord, putRecord } from '../../lib/store/records';
 import { httpEvent } from '../support/http-event';
-import { account, auditMark, auditSince, newClient, seedUser, stack, store } from '../support/stack';
+import { account, auditMark, auditSince, newClient, scratchStoreEnv, seedUser, stack, store } from '../support/stack';
 
 // The admin command line's operations commands (console spec, Command-line operations) and the
 // versioned store (Versioning 2-4), against the stack's DynamoDB Local and directory.
@@ -172,15 +172,15 @@ describe('versioned store: migrations (Database:AutoMigrate, migrate)', () => {
   // a store as the previous version wrote it: configured (instance settings), no schema version,
   // a custom role named 'Super administrator' (the built-in role's name)
   async function previousVersionStore(): Promise<{ store: Store; env: NodeJS.ProcessEnv; folder: string }> {
-    const tableName = `hdc-mig-${randomBytes(4).toString('hex')}`;
-    const s = createStore({ endpoint: stack.dynamodbEndpoint, tableName });
-    await ensureTable(s);
+    const storeEnv = scratchStoreEnv('hdc-mig');
+    const s = storeOfEnvironment(storeEnv);
+    await s.ensure();
     const settings = await getRecord(store, 'INSTANCE', 'SETTINGS');
     await putRecord(s, 'INSTANCE', 'SETTINGS', settings!.data);
     await putRecord(s, 'ROLES', 'legacy-super', { id: 'legacy-super', name: 'Super administrator', permissions: ['users.read'] });
     await putRecord(s, 'ROLES', 'helpdesk', { id: 'helpdesk', name: 'Helpdesk', permissions: ['users.read'] });
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-backups-'));
-    return { store: s, folder, env: { ...env, HDC_TABLE: tableName, Database__BackupFolder: folder } };
+    return { store: s, folder, env: { ...env, ...storeEnv, Database__BackupFolder: folder } };
   }
   const roleName = async (s: Store, id: string) => (await listRoles(s)).find((r) => r.id === id)?.name;
 

@@ -15,13 +15,16 @@ export const store = storeOfEnvironment(stack.stores.console);
 /** the password service's own store (its own SQLite file; on DynamoDB the table it shares with the console, as in AWS) */
 export const serviceStore = stack.storeKind === 'sqlite' ? storeOfEnvironment(stack.stores.passwordService) : store;
 
-/** A store of a test's own, beside the stack's (a fresh SQLite file, or a fresh table on DynamoDB Local). */
-export function scratchStore(name: string): Store {
-  if (stack.storeKind === 'dynamodb') return storeOfEnvironment({ DYNAMODB_ENDPOINT: stack.dynamodbEndpoint!, HDC_TABLE: `${name}-${Date.now()}` });
+/** The environment naming a store of a test's own, beside the stack's (a fresh SQLite file, or a fresh table on DynamoDB Local). */
+export function scratchStoreEnv(name: string): Record<string, string> {
+  const unique = `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  if (stack.storeKind === 'dynamodb') return { DYNAMODB_ENDPOINT: stack.dynamodbEndpoint!, HDC_TABLE: unique };
   const dir = path.join(RUN_DIR, 'scratch');
   fs.mkdirSync(dir, { recursive: true });
-  return storeOfEnvironment({ HDC_SQLITE_FILE: path.join(dir, `${name}-${Date.now()}-${process.pid}.sqlite`) });
+  return { HDC_SQLITE_FILE: path.join(dir, `${unique}.sqlite`) };
 }
+/** A store of a test's own (see scratchStoreEnv). */
+export const scratchStore = (name: string): Store => storeOfEnvironment(scratchStoreEnv(name));
 export const audit = new AuditChain(store, 'console');
 
 export const account = (username: string) => {
