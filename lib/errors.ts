@@ -32,6 +32,9 @@ export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 export const overloaded = (reason: string, retryAfterSeconds = 1): ApiError & { overloadReason: string } =>
   Object.assign(new ApiError(503, 'overloaded', { retryAfterSeconds }), { overloadReason: reason });
 
+/** Retry-After of an overload refusal (whole seconds): one start budget. */
+export const retryAfterFor = (budgetMs: number) => Math.max(1, Math.ceil(budgetMs / 1000));
+
 /** The bound that refused an `overloaded` error; undefined for any other error. */
 export const overloadReason = (e: unknown): string | undefined =>
   isApiError(e) && e.code === 'overloaded' ? String((e as { overloadReason?: string }).overloadReason ?? 'unknown') : undefined;

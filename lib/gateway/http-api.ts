@@ -89,7 +89,7 @@ function compareScores(a: number[], b: number[]) {
 const TEXTUAL = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javascript)|[^;]*\+json)/i;
 
 /** The payload 2.0 event of one request, as API Gateway builds it (headers lower-cased and comma-joined, cookies apart, binary bodies base64). */
-export function httpApiEvent(req: http.IncomingMessage, body: Buffer, matched: MatchedRoute<unknown>, sourceIp: string): APIGatewayProxyEventV2 {
+export function httpApiEvent(req: http.IncomingMessage, body: Buffer, matched: MatchedRoute<unknown>, sourceIp: string, receivedAt: number = Date.now()): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://gateway');
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
@@ -104,7 +104,7 @@ export function httpApiEvent(req: http.IncomingMessage, body: Buffer, matched: M
   for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
   const contentType = headers['content-type'] ?? '';
   const textual = body.length === 0 || TEXTUAL.test(contentType);
-  const now = Date.now();
+  const now = receivedAt;
   return {
     version: '2.0',
     routeKey: matched.routeKey,

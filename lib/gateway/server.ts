@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Context } from 'aws-lambda';
+import { retryAfterFor } from '../errors';
 import { logger } from '../log';
 import { httpApiEvent, httpApiResponse, RouteTable, type GatewayResponse } from './http-api';
+import { InFlightLimit } from './in-flight';
 import type { ServiceFunction, ServiceMap } from './service-map';
 
 // The production HTTP gateway of a container: API Gateway's part (routes → payload 2.0 events →
@@ -24,6 +26,14 @@ export interface GatewayOptions {
   staticApp?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
   /** the header carrying the client address from a trusted reverse proxy in front (else the socket's) */
   clientIpHeader?: string;
+  /**
+   * The start budget (ms, Concurrency:StartBudget): a request to a function with a reserved
+   * concurrency waits at most this long for its turn, then answers 503 `overloaded` (HTTP) or
+   * Lambda's throttle (invoke). Default 2 s.
+   */
+  startBudgetMs?: number;
+  /** told of every refusal (the console audits it once a minute per reason) */
+  onOverload?: (refusal: { function: string; route?: string; reason: string; retryAfterSeconds: number }) => void;
 }
 
 /** API Gateway's payload limit for HTTP APIs is 10 MB; Lambda's synchronous payload 6 MB: the smaller. */
@@ -90,6 +100,7 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
 }
 
 const API_PATHS = /^\/(api|health|openapi)(\/|$)/;
+const START_BUDGET_MS = 2000;
 const INVOKE = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
 
 /** The gateway as a request listener (for an HTTP or HTTPS server). */
@@ -107,10 +118,38 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
     res.end(r.body);
   };
 
-  const handleInvoke = async (req: http.IncomingMessage, res: http.ServerResponse, name: string) => {
+  // in-flight requests per function, capped at its reserved concurrency as Lambda would (issue 28)
+  const budgetMs = opts.startBudgetMs ?? START_BUDGET_MS;
+  const limits = new Map<string, InFlightLimit>();
+  for (const fn of opts.map.functions) if (fn.reservedConcurrency) limits.set(fn.name, new InFlightLimit(fn.reservedConcurrency, budgetMs));
+  /** A turn of `fn` for a request that arrived at `arrivedAt`: its release, or undefined (refused, told to onOverload). */
+  const turn = async (fn: ServiceFunction, arrivedAt: number, route?: string): Promise<(() => void) | undefined> => {
+    const limit = limits.get(fn.name);
+    if (!limit) return () => undefined;
+    const release = await limit.acquire(arrivedAt);
+    if (!release) {
+      const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs) };
+      logger.warn('request refused: overloaded', { ...refusal, ...limit.stats() });
+      opts.onOverload?.(refusal);
+    }
+    return release;
+  };
+
+  const handleInvoke = async (req: http.IncomingMessage, res: http.ServerResponse, name: string, arrivedAt: number) => {
     // the function name may be the full one (<service>-<stage>-<fn>) the console is configured with
     const fn = byName.get(name) ?? opts.map.functions.find((f) => name.endsWith(`-${f.name}`));
     if (!fn || req.method !== 'POST') return answer(res, json(404, { Type: 'User', message: 'Function not found' }));
+    const release = await turn(fn, arrivedAt);
+    // as Lambda throttles a function at its reserved concurrency (the SDK names it TooManyRequestsException)
+    if (!release) return answer(res, json(429, { Type: 'User', message: 'Rate Exceeded.', Reason: 'ReservedFunctionConcurrentInvocationLimitExceeded' }, { 'x-amzn-errortype': 'TooManyRequestsException' }));
+    try {
+      await invokeWithin(req, res, fn);
+    } finally {
+      release();
+    }
+  };
+
+  const invokeWithin = async (req: http.IncomingMessage, res: http.ServerResponse, fn: ServiceFunction) => {
     const body = await readBody(req);
     if (!body) return answer(res, json(413, { Type: 'User', message: 'Request payload too large' }));
     let payload: unknown;
@@ -130,7 +169,7 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
     }
   };
 
-  const handleHttp = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
+  const handleHttp = async (req: http.IncomingMessage, res: http.ServerResponse, arrivedAt: number): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://gateway');
     const matched = routes.match(req.method ?? 'GET', url.pathname);
     // API paths are the functions' (CloudFront's /api/* behaviour): the catch-all function, or a
@@ -141,28 +180,44 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
       answer(res, json(404, { code: 'not_found' }));
       return true;
     }
+    const release = await turn(matched.target, arrivedAt, matched.routeKey);
+    if (!release) {
+      const retryAfterSeconds = retryAfterFor(budgetMs);
+      answer(res, json(503, { code: 'overloaded', retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) }));
+      return true;
+    }
+    try {
+      await routeWithin(req, res, matched, arrivedAt);
+    } finally {
+      release();
+    }
+    return true;
+  };
+
+  const routeWithin = async (req: http.IncomingMessage, res: http.ServerResponse, matched: NonNullable<ReturnType<RouteTable<ServiceFunction>['match']>>, arrivedAt: number) => {
     const body = await readBody(req);
     if (!body) {
       answer(res, json(413, { code: 'body_too_large' }));
-      return true;
+      return;
     }
     const forwarded = opts.clientIpHeader ? String(req.headers[opts.clientIpHeader] ?? '').split(',')[0].trim() : '';
     const sourceIp = forwarded || (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    const event = httpApiEvent(req, body, matched, sourceIp);
+    // timeEpoch is the arrival: the function's own start budget counts the wait for a turn
+    const event = httpApiEvent(req, body, matched, sourceIp, arrivedAt);
     try {
       answer(res, httpApiResponse(await invokeFunction(opts, matched.target, event)));
     } catch (e) {
       logger.error('function failed', { function: matched.target.name, route: matched.routeKey, error: (e as Error).name });
       answer(res, e instanceof FunctionTimeout ? json(503, { code: 'function_timeout' }) : json(500, { code: 'internal_error' }));
     }
-    return true;
   };
 
   return (req, res) => {
+    const arrivedAt = Date.now();
     void (async () => {
       const invoke = INVOKE.exec((req.url ?? '').split('?')[0]);
-      if (invoke && opts.invoke) return handleInvoke(req, res, decodeURIComponent(invoke[1]));
-      if (opts.http && (await handleHttp(req, res))) return;
+      if (invoke && opts.invoke) return handleInvoke(req, res, decodeURIComponent(invoke[1]), arrivedAt);
+      if (opts.http && (await handleHttp(req, res, arrivedAt))) return;
       if (opts.staticApp) return opts.staticApp(req, res);
       answer(res, json(404, { code: 'not_found' }));
     })().catch((e: unknown) => {

@@ -21,6 +21,8 @@ export interface ServiceFunction {
   schedule?: string;
   /** seconds, from the function or the provider */
   timeout: number;
+  /** Lambda's reserved concurrency of the function: the container gateway caps its in-flight requests at it (issue 28) */
+  reservedConcurrency?: number;
 }
 
 export interface ServiceMap {
@@ -49,9 +51,18 @@ export function readServiceMap(file: string, resolveRate: RateResolver = () => u
         if (!schedule) throw new Error(`${file}: function ${name}: schedule ${rate} cannot be resolved`);
       }
     }
-    functions.push({ name, module, exportName, routes, schedule, timeout: Number(fn.timeout ?? providerTimeout) });
+    const reserved = fn.reservedConcurrency === undefined ? undefined : Number(selfReference(doc, fn.reservedConcurrency));
+    if (reserved !== undefined && !(Number.isInteger(reserved) && reserved >= 1)) throw new Error(`${file}: function ${name}: reservedConcurrency ${String(fn.reservedConcurrency)} is not a whole number of at least 1`);
+    functions.push({ name, module, exportName, routes, schedule, timeout: Number(fn.timeout ?? providerTimeout), ...(reserved !== undefined ? { reservedConcurrency: reserved } : {}) });
   }
   return { service: String(doc.service), functions };
+}
+
+/** A value as written, or the one a `${self:custom.a.b}` reference names in the same file. */
+function selfReference(doc: Record<string, any>, value: unknown): unknown {
+  const m = typeof value === 'string' ? /^\$\{self:([\w.]+)\}$/.exec(value) : null;
+  if (!m) return value;
+  return m[1].split('.').reduce<any>((o, k) => (o == null ? undefined : o[k]), doc);
 }
 
 function splitHandler(handler: string): [string, string] {

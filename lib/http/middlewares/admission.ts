@@ -1,4 +1,4 @@
-import { overloaded, overloadReason } from '../../errors';
+import { overloaded, overloadReason, retryAfterFor } from '../../errors';
 import type { AuditChain } from '../../audit';
 import type { Store } from '../../store';
 import { recordOverload } from '../overload';
@@ -20,7 +20,7 @@ export function admission(now: () => number = Date.now) {
       const ex = exchangeOf(request);
       const arrived = request.event.requestContext?.timeEpoch;
       const budgetMs = ex.rt!.config.Concurrency.StartBudget * 1000;
-      if (typeof arrived === 'number' && budgetMs > 0 && now() - arrived > budgetMs) throw overloaded('start_budget', retryAfterOf(budgetMs));
+      if (typeof arrived === 'number' && budgetMs > 0 && now() - arrived > budgetMs) throw overloaded('start_budget', retryAfterFor(budgetMs));
     },
     onError: async (request: HttpRequest<any, any, Admitting>) => {
       const reason = overloadReason(request.error);
@@ -32,6 +32,3 @@ export function admission(now: () => number = Date.now) {
     },
   };
 }
-
-/** Retry-After of a refusal: one budget, in whole seconds. */
-export const retryAfterOf = (budgetMs: number) => Math.max(1, Math.ceil(budgetMs / 1000));

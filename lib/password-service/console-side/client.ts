@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { processEnvironment, type Environment } from '../../config/environment';
-import { ApiError } from '../../errors';
+import { ApiError, overloaded } from '../../errors';
 import type { HopTimes } from '../../hop-times';
 import { logger } from '../../log';
 import { loadLinkKey, signRequest, type ServiceRequest, type ServiceResponse } from '../link';
@@ -39,6 +39,9 @@ export async function callPasswordService(request: ServiceRequest, env: Environm
     if (out.FunctionError || !out.Payload) throw new Error(`password service error ${out.FunctionError ?? 'empty'}`);
     return JSON.parse(Buffer.from(out.Payload).toString('utf8')) as ServiceResponse;
   } catch (e) {
+    // the service at its reserved concurrency (Lambda's throttle, or the container gateway's): an
+    // overload refusal, not an outage (issue 28); the operation was not started
+    if ((e as Error)?.name === 'TooManyRequestsException') throw overloaded('password_service', 1);
     logger.error('password service unreachable', { error: (e as Error).message });
     throw new ApiError(503, 'laps_unavailable');
   }

@@ -1,0 +1,118 @@
+import type { AddressInfo } from 'node:net';
+import { createGateway, type Handler } from '../../lib/gateway/server';
+import { InFlightLimit } from '../../lib/gateway/in-flight';
+import type { ServiceMap } from '../../lib/gateway/service-map';
+
+// In-flight requests per function on the container gateway (issue 28), capped at the function's
+// reserved concurrency the way Lambda caps its instances: the others wait their turn within the
+// start budget, then answer 503 `overloaded` with Retry-After (HTTP) or Lambda's throttle (invoke).
+
+const CAP = 2;
+const BUDGET_MS = 400;
+const HOLD_MS = 1000; // each request of the burst holds its turn this long (longer than the budget)
+
+describe('InFlightLimit', () => {
+  it(`cap ${CAP}: the third request waits, gets the turn a release frees, in arrival order`, async () => {
+    const limit = new InFlightLimit(CAP, 5000);
+    const first = (await limit.acquire())!;
+    const second = (await limit.acquire())!;
+    const order: string[] = [];
+    const third = limit.acquire().then((r) => (order.push('third'), r));
+    const fourth = limit.acquire().then((r) => (order.push('fourth'), r));
+    expect(limit.stats()).toMatchObject({ running: 2, waiting: 2 });
+    first();
+    (await third)!();
+    second();
+    (await fourth)!();
+    expect(order).toEqual(['third', 'fourth']);
+    expect(limit.stats()).toMatchObject({ running: 0, waiting: 0, admitted: 4, refused: 0 });
+  });
+
+  it(`a request that cannot get a turn within the budget (${BUDGET_MS} ms) is refused when the budget runs out`, async () => {
+    const limit = new InFlightLimit(1, BUDGET_MS);
+    const held = (await limit.acquire())!;
+    const t0 = Date.now();
+    expect(await limit.acquire()).toBeUndefined();
+    const waited = Date.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(BUDGET_MS - 10);
+    expect(waited).toBeLessThan(BUDGET_MS + 200);
+    held();
+    expect(limit.stats()).toMatchObject({ running: 0, waiting: 0, refused: 1 });
+  });
+
+  it('once run times are known, a request whose queue already takes longer than its budget is refused at once', async () => {
+    let now = 0;
+    const limit = new InFlightLimit(1, BUDGET_MS, () => now);
+    const a = (await limit.acquire())!;
+    now += 300;
+    a(); // one run of 300 ms known
+    const b = (await limit.acquire())!;
+    const queued = limit.acquire(); // waits: 300 ms expected, within 400
+    const late = await limit.acquire(); // two rounds ahead: 600 ms > 400: at once
+    expect(late).toBeUndefined();
+    b();
+    (await queued)!();
+  });
+});
+
+describe('the gateway caps a function at its reserved concurrency', () => {
+  const map: ServiceMap = {
+    service: 'hdc-console',
+    functions: [
+      { name: 'capped', module: 'm', exportName: 'capped', routes: [{ method: 'GET', path: '/api/slow' }], timeout: 29, reservedConcurrency: CAP },
+      { name: 'free', module: 'm', exportName: 'free', routes: [{ method: 'GET', path: '/api/free' }], timeout: 29 },
+      { name: 'service', module: 'm', exportName: 'capped', routes: [], timeout: 29, reservedConcurrency: 1 },
+    ],
+  };
+  let running = 0;
+  let most = 0;
+  const slow: Handler = async () => {
+    running++;
+    most = Math.max(most, running);
+    await new Promise((r) => setTimeout(r, HOLD_MS));
+    running--;
+    return { statusCode: 200, body: '{"ok":true}' };
+  };
+  const handlers: Record<string, Handler> = { capped: slow, free: async () => ({ statusCode: 200, body: '{"ok":true}' }) };
+  const refusals: Array<{ function: string; reason: string }> = [];
+  let url = '';
+  let server: ReturnType<typeof createGateway>;
+  beforeAll(async () => {
+    server = createGateway({ map, load: async (_m, e) => handlers[e], http: true, invoke: true, startBudgetMs: BUDGET_MS, onOverload: (r) => refusals.push(r) });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  it(`a burst of 6 to a function of reserved concurrency ${CAP}, each holding ${HOLD_MS} ms, start budget ${BUDGET_MS} ms: ${CAP} served, 4 refused 503 overloaded with Retry-After within the budget; never more than ${CAP} running; another function unaffected`, async () => {
+    const t0 = Date.now();
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const res = await fetch(`${url}/api/slow`);
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json(), ms: Date.now() - t0 };
+      }).concat([fetch(`${url}/api/free`).then(async (res) => ({ status: res.status, retryAfter: null, body: await res.json(), ms: Date.now() - t0, free: true }) as any)]),
+    );
+    const served = burst.filter((r) => r.status === 200 && !(r as any).free);
+    const refused = burst.filter((r) => r.status === 503);
+    expect(served).toHaveLength(CAP);
+    expect(refused).toHaveLength(4);
+    for (const r of refused) {
+      expect(r.body).toEqual({ code: 'overloaded', retryAfterSeconds: 1 });
+      expect(r.retryAfter).toBe('1');
+      expect(r.ms).toBeLessThan(BUDGET_MS + 300); // answered within its budget, not after a turn
+    }
+    expect(burst.find((r) => (r as any).free)).toMatchObject({ status: 200 });
+    expect(most).toBe(CAP);
+    expect(refusals).toHaveLength(4);
+    expect(refusals[0]).toMatchObject({ function: 'capped', reason: 'in_flight:capped', route: 'GET /api/slow' });
+  });
+
+  it('the invoke API answers a throttled invoke as Lambda does (429 TooManyRequestsException)', async () => {
+    const invoke = () => fetch(`${url}/2015-03-31/functions/hdc-console-service/invocations`, { method: 'POST', body: '{}' });
+    const [a, b] = await Promise.all([invoke(), invoke()]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses).toEqual([200, 429]);
+    const throttled = a.status === 429 ? a : b;
+    expect(throttled.headers.get('x-amzn-errortype')).toBe('TooManyRequestsException');
+  });
+});
