@@ -60,7 +60,7 @@ export function createRuntime(opts: { env?: Environment; store?: Store } = {}): 
     if (dirCache && dirCache.version === version) return dirCache.directory;
     dirCache?.stop();
     // DC findings shared with every instance through the store (issue 28)
-    const pool = new DirectoryPool(s.dcs, poolOptions(config.Directory, s.caPem, { healthProbe: true, sharedHealth: storeDcHealth(store), startBudget: config.Concurrency.StartBudget }));
+    const pool = new DirectoryPool(s.dcs, poolOptions(config.Directory, s.caPem, { healthProbe: true, sharedHealth: storeDcHealth(store, 'console'), startBudget: config.Concurrency.StartBudget }));
     const readCreds = async () => ({
       user: s.readAccount.user,
       password: openString(await masterKey(), s.readAccount.sealedPassword, 'tech-account:read'),

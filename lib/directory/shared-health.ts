@@ -1,6 +1,5 @@
 import type { Store } from '../store';
-import { deleteRecord, getRecords, putRecord } from '../store/records';
-import type { DcProblem } from './probe';
+import { getRecord, putRecord } from '../store/records';
 
 // DC health shared by every instance of one application (issue 28): one instance's finding (a DC
 // that left a message unanswered, refused or dropped the connection) is a record in the store
@@ -12,7 +11,8 @@ export interface DcFinding {
   /** the DC's URL (its identity; the name is a label) */
   url: string;
   name: string;
-  reason: DcProblem;
+  /** what the DC did (lib/directory/probe's DcProblem): no_answer, unreachable, ... */
+  reason: string;
   /** epoch ms */
   failedAt: number;
   /** epoch ms: the DC is tried last until then */
@@ -27,31 +27,34 @@ export interface SharedDcHealth {
   clear(dc: { url: string }): Promise<void>;
 }
 
-const PK = 'DCHEALTH';
+/** The partition of one application's findings (each application's role may write only its own: serverless.password-service.yml). */
+export const dcHealthPartition = (scope: 'console' | 'password-service') => `DCHEALTH#${scope}`;
 const skOf = (url: string) => url.toLowerCase();
 
-/** Shared DC health as records of the store (one per DC, expiring with the cooldown). */
-export function storeDcHealth(store: Store): SharedDcHealth {
+/**
+ * Shared DC health as records of the store (one per DC, expiring with the cooldown), under the
+ * application's own partition. Only single-item reads and puts (a clear is a put that has already
+ * expired): what the password service's role may do on its own items.
+ */
+export function storeDcHealth(store: Store, scope: 'console' | 'password-service'): SharedDcHealth {
+  const pk = dcHealthPartition(scope);
   return {
     async read(dcs) {
       const out = new Map<string, DcFinding>();
-      if (!dcs.length) return out;
-      const recs = await getRecords(
-        store,
-        dcs.map((d) => ({ pk: PK, sk: skOf(d.url) })),
-      );
+      const recs = await Promise.all(dcs.map((d) => getRecord<DcFinding>(store, pk, skOf(d.url))));
       const now = Date.now();
       recs.forEach((rec, i) => {
-        const f = rec?.data as DcFinding | undefined;
+        const f = rec?.data;
         if (f && typeof f.until === 'number' && f.until > now) out.set(dcs[i].url, f);
       });
       return out;
     },
     async markFailed(finding) {
-      await putRecord(store, PK, skOf(finding.url), finding, { ttl: Math.ceil(finding.until / 1000) });
+      await putRecord(store, pk, skOf(finding.url), finding, { ttl: Math.ceil(finding.until / 1000) });
     },
     async clear(dc) {
-      await deleteRecord(store, PK, skOf(dc.url));
+      const now = Date.now();
+      await putRecord(store, pk, skOf(dc.url), { url: dc.url, cleared: now, until: now }, { ttl: Math.floor(now / 1000) });
     },
   };
 }

@@ -14,6 +14,7 @@ import { PIN_KEY } from '../../lib/password-service/service-side/context';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { windowKey } from '../../lib/store/window';
 import { securityHeaders } from '../../lib/http/browser';
+import { dcHealthPartition } from '../../lib/directory/shared-health';
 
 // The AWS deployment as packaged (`npm run package`: CloudFormation for the sample stage, no AWS
 // account): what the templates let each function reach (issue 17). The package is made once and
@@ -156,6 +157,7 @@ describe('the password service', () => {
       windowKey(lapsWindow(cfg, '5f0c3a52-7d1e-4a3b-9c1d-2e3f4a5b6c7d')).pk,
       `AUDIT#${SERVICE_CHAIN}`,
       `AUDITMETA#${SERVICE_CHAIN}`,
+      dcHealthPartition('password-service'),
     ];
     for (const pk of own) expect([pk, writable.some((p) => like(p, pk))]).toEqual([pk, true]);
     // and none of the console's
@@ -234,13 +236,34 @@ describe('the password service run over a table that records what it asks', () =
     const asked = await serviceRequests();
     const families = new Set(asked.map((a) => a.pk.replace(/#[0-9a-f]{40}$/, '#…')));
     // every kind of item the service keeps was exercised
-    expect([...families].sort()).toEqual(['AUDIT#password-service', 'AUDITMETA#password-service', 'INSTANCE', 'LINKNONCE', 'PWDSVC', 'WINDOW#pwdsvc-laps#…']);
+    expect([...families].sort()).toEqual(['AUDIT#password-service', 'AUDITMETA#password-service', 'DCHEALTH#password-service', 'INSTANCE', 'LINKNONCE', 'PWDSVC', 'WINDOW#pwdsvc-laps#…']);
     const statements = roleStatements(t['password-service'], 'PasswordServiceRole');
     const refused = asked.filter((a) => !allows(statements, a.action, a.pk));
     expect(refused).toEqual([]);
     // and the settings are read, never written
     expect(asked.filter((a) => a.pk === 'INSTANCE' && a.action !== 'dynamodb:GetItem')).toEqual([]);
   }, 60_000);
+});
+
+describe('reserved concurrency (issue 28)', () => {
+  // the numbers of docs/decisions.md: at most this many instances of each function at once
+  const reserved = (tpl: Template) => Object.fromEntries(ofType(tpl, 'AWS::Lambda::Function').map(([id, r]) => [id.replace(/LambdaFunction$/, ''), r.Properties.ReservedConcurrentExecutions]));
+  const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
+  it('caps every function of every template', () => {
+    for (const s of ['console', 'password-service', 'fleet'] as const) {
+      const uncapped = Object.entries(reserved(t[s])).filter(([, n]) => !(Number.isInteger(n) && n >= 1));
+      expect([s, uncapped]).toEqual([s, []]);
+    }
+  });
+  it('reserves 93 for a console and 10 for its password service (103 per client), 86 for the fleet plane', () => {
+    const c = reserved(t.console);
+    expect([c.ConsoleComputers, c.ConsoleUsers, c.ConsoleGroups, c.ConsoleAuth, c.ConsoleApprovals, c.ApprovalsExpiry]).toEqual([10, 10, 10, 10, 5, 1]);
+    expect(sum(c)).toBe(93);
+    expect(reserved(t['password-service'])).toEqual({ PasswordService: 10 });
+    const f = reserved(t.fleet);
+    expect(f.FleetPoll).toBe(3); // one scheduled run and the queue's maximumConcurrency 2
+    expect(sum(f)).toBe(86);
+  });
 });
 
 describe('the console', () => {

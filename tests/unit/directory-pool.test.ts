@@ -337,16 +337,16 @@ describe('hedged reads: a read unanswered after the hedge delay goes to the next
 describe('shared DC health: one instance finds a frozen DC, the others skip it at once', () => {
   it('pool 1 fails dcA (frozen, one connect timeout); pool 2, sharing the store and never having used dcA, goes to dcB first with no wait and opens no connection to dcA; a probe that binds dcA again clears the finding', async () => {
     const store = memoryStore();
-    const p1 = pool({ sharedHealth: storeDcHealth(store) });
+    const p1 = pool({ sharedHealth: storeDcHealth(store, 'console') });
     expect(await readOn(p1)).toBe('dcA');
     a.frozen = true;
     expect(await readOn(p1)).toBe('dcB'); // after the connect timeout (no hedge: cap 1 s > 800 ms)
     await new Promise((res) => setTimeout(res, 50)); // the finding's write
-    const rec = [...store.items.values()].find((it) => it.pk === 'DCHEALTH');
+    const rec = [...store.items.values()].find((it) => it.pk === 'DCHEALTH#console');
     expect(rec?.data).toMatchObject({ name: 'dcA', reason: 'no_answer' });
     expect(rec?.ttl).toBeGreaterThan(Date.now() / 1000 + 50); // expires with the cooldown (60 s)
 
-    const p2 = pool({ sharedHealth: storeDcHealth(store) });
+    const p2 = pool({ sharedHealth: storeDcHealth(store, 'console') });
     const r = await timed(() => readOn(p2));
     expect(r.value).toBe('dcB');
     expect(r.ms).toBeLessThan(CONNECT_MS / 2);
@@ -354,8 +354,9 @@ describe('shared DC health: one instance finds a frozen DC, the others skip it a
 
     a.frozen = false;
     await p2.probeIdle(async () => creds);
-    expect([...store.items.values()].filter((it) => it.pk === 'DCHEALTH')).toEqual([]);
-    const p3 = pool({ sharedHealth: storeDcHealth(store) });
+    await new Promise((res) => setTimeout(res, 50)); // the clearing write
+    expect([...store.items.values()].filter((it) => it.pk === 'DCHEALTH#console').map((it) => it.data.until <= Date.now())).toEqual([true]);
+    const p3 = pool({ sharedHealth: storeDcHealth(store, 'console') });
     expect(await readOn(p3)).toBe('dcA');
   });
 

@@ -100,7 +100,7 @@ export class ServiceContext {
     let dir = this.dirs.get(key);
     if (!dir) {
       // the service's instances share their DC findings through its own store (issue 28)
-      const opts = poolOptions(this.config.Directory, s.caPem, { sharedHealth: storeDcHealth(this.store), startBudget: this.config.Concurrency.StartBudget });
+      const opts = poolOptions(this.config.Directory, s.caPem, { sharedHealth: storeDcHealth(this.store, 'password-service'), startBudget: this.config.Concurrency.StartBudget });
       dir = new LdapDirectory(new DirectoryPool(s.dcs, opts), s.baseDn, async () => creds);
       this.dirs.set(key, dir);
     }
