@@ -713,9 +713,19 @@ export class DirectoryPool {
 
 /** Pool options from the Directory configuration section (one place for the mapping). */
 export function poolOptions(
-  d: { ConnectTimeout: number; OperationTimeout: number; FailedDcCooldown: number; HealthProbeInterval: number; PageSize: number; SearchMaxResults: number },
+  d: {
+    ConnectTimeout: number;
+    OperationTimeout: number;
+    FailedDcCooldown: number;
+    HealthProbeInterval: number;
+    PageSize: number;
+    SearchMaxResults: number;
+    HedgeDelayFloor?: number;
+    HedgeDelayCap?: number;
+    MaxConnections?: number;
+  },
   caPem: string,
-  opts: { healthProbe?: boolean; cooldown?: boolean } = {},
+  opts: { healthProbe?: boolean; cooldown?: boolean; sharedHealth?: SharedDcHealth; startBudget?: number } = {},
 ): PoolOptions {
   return {
     caPem,
@@ -725,5 +735,11 @@ export function poolOptions(
     probeIntervalMs: opts.healthProbe ? d.HealthProbeInterval * 1000 : 0,
     pageSize: d.PageSize,
     searchMaxResults: d.SearchMaxResults,
+    ...(d.HedgeDelayFloor !== undefined ? { hedgeFloorMs: d.HedgeDelayFloor * 1000 } : {}),
+    ...(d.HedgeDelayCap !== undefined ? { hedgeCapMs: d.HedgeDelayCap * 1000 } : {}),
+    ...(d.MaxConnections !== undefined ? { maxConnections: d.MaxConnections } : {}),
+    // a connection slot is waited for within the start budget, and never past the connect timeout
+    ...(opts.startBudget !== undefined ? { connectionWaitMs: Math.min(opts.startBudget, d.ConnectTimeout) * 1000 } : {}),
+    ...(opts.sharedHealth && opts.cooldown !== false ? { sharedHealth: opts.sharedHealth } : {}),
   };
 }
