@@ -34,6 +34,12 @@ describe('proxies from the cluster CLI fixtures', () => {
     expect(clusterVersion).toBe('18.4.2');
     expect(proxies.flatMap((p) => p.locks).some((l) => l.name === 'b9f4d216-0a7e-4c35-8e1b-53d6c2a90f8e')).toBe(false);
   });
+  it('folds the CLI\'s JSON texts as readSnapshot hands them (each list parsed as it is folded) to the same proxies as parsed lists; a text that is no JSON array is access_unavailable', () => {
+    const text = (f: string) => fs.readFileSync(path.join(FIX, f), 'utf8');
+    const fromTexts = buildProxies({ instances: text('inventory_ls.json'), desktopServices: text('windows_desktop_service.json'), desktops: text('windows_desktops.json'), locks: text('locks.json') }, NOW);
+    expect(fromTexts).toEqual(buildProxies(snap, NOW));
+    expect(() => buildProxies({ ...snap, desktops: '<html>' }, NOW)).toThrow(expect.objectContaining({ code: 'access_unavailable' }));
+  });
   it('skips malformed items instead of failing (the CLI JSON faces the outside)', () => {
     const junk: unknown[] = [null, 1, 'x', [], {}, { metadata: 'x' }, { metadata: { name: 5 } }, { metadata: { name: 'a' }, spec: null }, { metadata: { name: 'b' }, spec: { services: 'Node', last_seen: 7 } }];
     const { proxies } = buildProxies({ instances: junk, desktopServices: junk, desktops: junk, locks: junk }, NOW);
