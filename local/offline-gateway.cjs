@@ -5,7 +5,11 @@
 //     `cors` setting adds no Access-Control-* header, so the apps are same-origin only;
 //   - every answer of the gateway itself is `{ code }` with the security headers (hapi answers
 //     a path whose percent-encoding does not decode, a bad cookie header, ... with its own body);
-//     such a path names no resource: 404 not_found, what the apps' own router answers for it.
+//     such a path names no resource: 404 not_found, what the apps' own router answers for it;
+//   - in-flight requests per function capped at its reserved concurrency (issue 28), as Lambda caps
+//     a function's instances and the container gateway its in-flight requests (lib/gateway/in-flight):
+//     serverless-offline would otherwise start a new worker for every request waiting; one that
+//     cannot get a turn within the start budget answers 503 `overloaded` with Retry-After.
 // Nothing here runs outside `serverless offline`: the hook is the plugin's start.
 const { require: tsxRequire } = require('tsx/cjs/api');
 
@@ -65,6 +69,7 @@ class OfflineGateway {
       return r;
     };
     server.ext('onRequest', (request, h) => (decodable(request.url.pathname) ? h.continue : answer(h, 404, 'not_found').takeover()));
+    this.capInFlight(server, security);
     // the function's own status: serverless-offline turns an OPTIONS answer into 200 (preflight)
     server.ext('onPostHandler', (request, h) => {
       if (!request.response.isBoom) request.app.hdcStatus = request.response.statusCode;
@@ -81,6 +86,52 @@ class OfflineGateway {
       for (const [k, v] of Object.entries(security)) if (!(k in res.headers)) res.header(k, v);
       return h.continue;
     });
+  }
+
+  /** Each function's in-flight requests at its `reservedConcurrency`, waiting within the start budget. */
+  capInFlight(server, security) {
+    const { InFlightLimit } = tsxRequire('../lib/gateway/in-flight.ts', __filename);
+    const { retryAfterFor } = tsxRequire('../lib/errors.ts', __filename);
+    const consoleApp = this.serverless.service.service === 'hdc-console';
+    let budgetMs = 2000;
+    let record;
+    if (consoleApp) {
+      const { loadConfig } = tsxRequire('../lib/config/index.ts', __filename);
+      budgetMs = loadConfig(process.env).config.Concurrency.StartBudget * 1000;
+      // the console audits a refusal once a minute per reason, as its functions do (loaded at the first refusal)
+      record = (refusal) => tsxRequire('../lib/http/console-overload.ts', __filename).recordConsoleOverload(refusal);
+    }
+    const byRoute = new Map();
+    for (const [name, fn] of Object.entries(this.serverless.service.functions ?? {})) {
+      const reserved = Number(fn.reservedConcurrency);
+      if (!Number.isInteger(reserved) || reserved < 1) continue;
+      const limit = new InFlightLimit(reserved, budgetMs);
+      for (const ev of fn.events ?? []) {
+        if (ev.httpApi && typeof ev.httpApi === 'object') byRoute.set(`${String(ev.httpApi.method).toUpperCase()} ${ev.httpApi.path}`, { name, limit });
+      }
+    }
+    server.ext('onPreAuth', async (request, h) => {
+      const routeKey = `${request.route.method.toUpperCase()} ${request.route.path}`;
+      const entry = byRoute.get(routeKey);
+      if (!entry) return h.continue;
+      const release = await entry.limit.acquire(request.info.received);
+      if (release) {
+        request.app.hdcRelease = release;
+        return h.continue;
+      }
+      const retryAfterSeconds = retryAfterFor(budgetMs);
+      const refusal = { function: entry.name, route: routeKey, reason: `in_flight:${entry.name}`, retryAfterSeconds };
+      process.stdout.write(`${JSON.stringify({ level: 'WARN', message: 'request refused: overloaded', ...refusal, ...entry.limit.stats() })}\n`);
+      record?.(refusal);
+      const r = h.response(JSON.stringify({ code: 'overloaded', retryAfterSeconds })).code(503);
+      r.type('application/json; charset=utf-8');
+      r.header('cache-control', 'no-store');
+      r.header('retry-after', String(retryAfterSeconds));
+      for (const [k, v] of Object.entries(security)) r.header(k, v);
+      return r.takeover();
+    });
+    // the turn is given back when the answer has gone (or the client went away)
+    server.events.on('response', (request) => request.app.hdcRelease?.());
   }
 }
 
