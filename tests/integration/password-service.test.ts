@@ -86,7 +86,7 @@ describe('the signed internal link', () => {
 
   it('answers laps_not_configured without the LAPS account (the same class, in-process, without its secret)', async () => {
     const { config } = loadConfig({});
-    const svc = new PasswordService(serviceStore, config, {}, () => loadLinkKey(env));
+    const svc = new PasswordService(serviceStore, config, {}, () => loadLinkKey(env), store); // the console's settings, as the service reads them
     const res = await svc.handle(signRequest(await loadLinkKey(env), lapsRequest('WS-STD-05')));
     expect(res).toEqual({ ok: false, code: 'laps_not_configured' });
   });

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../lib/config';
 import { admitLapsOperation, lapsWindow } from '../../lib/password-service/service-side/service';
 import { countInWindow, takeFromWindows, windowKey, type WindowSpec } from '../../lib/store/window';
-import { auditMark, auditSince, stack, steppedUp, store } from '../support/stack';
+import { auditMark, auditSince, serviceStore, stack, steppedUp, store } from '../support/stack';
 
 // The sliding windows against DynamoDB Local (real conditional writes), with an injected clock
 // where a boundary matters, and the LAPS window through the real console and password service.
@@ -11,7 +11,7 @@ const BOUNDARY = Math.ceil(Date.now() / TEN_MIN) * TEN_MIN; // the next 10-minut
 const config = loadConfig({}).config;
 const clear = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => store.delete({ Key: windowKey(spec) });
 
-describe('sliding windows on DynamoDB Local', () => {
+describe("sliding windows on the stack's store", () => {
   it('LAPS window: 10 reads of one computer in 9.5 s across a 10-minute boundary admit 5 (fixed windows admitted 10)', async () => {
     const computer = '0badc0de-0000-4000-8000-000000000001';
     await clear(lapsWindow(config, computer));
@@ -41,10 +41,12 @@ describe('sliding windows on DynamoDB Local', () => {
 });
 
 describe('LAPS reveal window through the console and the password service', () => {
-  afterAll(() => clear(lapsWindow(config, stack.directory.computers.find((x) => x.name === 'WS-STD-05')!.guid)));
+  // the window is the password service's: in its own store
+  const clearServiceWindow = (spec: Pick<WindowSpec, 'scope' | 'subject'>) => serviceStore.delete({ Key: windowKey(spec) });
+  afterAll(() => clearServiceWindow(lapsWindow(config, stack.directory.computers.find((x) => x.name === 'WS-STD-05')!.guid)));
   it('6 parallel reveals of one computer: 5 answered with the password, 1 with 429 rate_limited (audited)', async () => {
     const computer = stack.directory.computers.find((x) => x.name === 'WS-STD-05')!;
-    await clear(lapsWindow(config, computer.guid));
+    await clearServiceWindow(lapsWindow(config, computer.guid));
     const c = await steppedUp('op-helpdesk');
     const mark = await auditMark();
     const results = await Promise.all(Array.from({ length: 6 }, () => c.post(`/api/computers/${computer.guid}/laps`, { confirm: true, ticket: 'INC-6006' })));

@@ -17,10 +17,11 @@ import { generateUpgradePack, upgradesView, withDrift } from '../../../lib/fleet
 import { listAllPlans, putPlan } from '../../../lib/fleet/upgrades/plans';
 import { writeUpgradeSettings } from '../../../lib/fleet/upgrades/settings';
 import { makeTestCa } from '../../support/test-ca';
+import { compileAllowedTargets } from '../../../lib/outbound/https';
 import { scratchStore, stack } from './support';
 
 // The plan state table through real polling rounds: HTTPS consoles on loopback reporting their
-// version, the rounds kept in DynamoDB Local (a table of this file's own), time moved by
+// version, the rounds kept in a store of this file's own, time moved by
 // rewriting the plan's dates. Then the fleet plane's identity alerts from a real identity file.
 
 jest.setTimeout(120_000);
@@ -51,7 +52,8 @@ async function fakeConsole(version: string): Promise<FakeConsole> {
   return fc;
 }
 
-const deps = (facts?: RoundDeps['facts']): RoundDeps => ({ store, masterKey: async () => masterKey, concurrency: 4, trust: { extraCaPem: ca.caPem }, intervalMs: 0, ...(facts ? { facts } : {}) });
+// the outbound allow-list admits the loopback lab (127.0.0.1), as FLEET_OUTBOUND_ALLOWED_TARGETS does in the stack
+const deps = (facts?: RoundDeps['facts']): RoundDeps => ({ store, masterKey: async () => masterKey, concurrency: 4, trust: { extraCaPem: ca.caPem, allow: compileAllowedTargets('127.0.0.1/32') }, intervalMs: 0, ...(facts ? { facts } : {}) });
 const round = (facts?: RoundDeps['facts']) => runPollInvocation(deps(facts), { deadline: Date.now() + 60_000 });
 const upgradeAlerts = async () => (await listActiveAlerts(store)).filter((a) => a.kind === 'console_upgrade_overdue').map((a) => a.key).sort();
 const plan = async (id: string) => (await listAllPlans(store)).find((p) => p.consoleId === id);
