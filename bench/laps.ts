@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { Client } from 'ldapts';
-import { bundleProcess } from '../containers/build';
 import { loadConfig } from '../lib/config';
 import { lapsWindow } from '../lib/password-service/service-side/service';
 import { windowKey } from '../lib/store/window';
 import { storeOfEnvironment } from '../lib/store';
 import * as OTPAuth from 'otpauth';
 import { ConsoleClient } from '../local/console-client';
-import { environOfRecorded, RUN_DIR } from '../local/processes';
+import { RUN_DIR } from '../local/processes';
+import { startGateways } from './gateway';
 import { stackFile, type StackInfo } from '../local/stack';
 
 // npm run bench:laps (with `npm start` running): the LAPS reveal round trip (browser → console →
@@ -50,52 +49,6 @@ function timings(logFile: string): Map<string, Timing> {
     }
   }
   return out;
-}
-
-/** The environment of a running stack process (the gateway processes get the same as serverless-offline's). */
-const environOf = (name: string) => environOfRecorded(`dev-${name}`);
-
-const GATEWAY_DIR = path.join(RUN_DIR, 'bench-gateway');
-const GATEWAY_PORTS = { console: 3500, service: 3504 };
-
-/**
- * The self-hosted path: the container images' two processes (the gateway in front of the same
- * handlers, bundled as in the images) run on the host against this stack's store and directory,
- * with the environment serverless-offline gives the console and the password service.
- */
-async function startGateways(): Promise<{ url: string; logs: { console: string; service: string }; pids: { console?: number; service?: number }; stop: () => void }> {
-  const bundle = (name: string, role: string) => bundleProcess(name, path.join(GATEWAY_DIR, role), path.join(GATEWAY_DIR, `${role}.js`), path.resolve(__dirname, '..'));
-  await bundle('hdc-console', 'console');
-  await bundle('hdc-password-service', 'password-service');
-  const common = { HDC_LISTEN: '127.0.0.1', HDC_SCHEDULER: 'off', HDC_CREATE_TABLE: 'false' };
-  const logs = { console: path.join(GATEWAY_DIR, 'console.log'), service: path.join(GATEWAY_DIR, 'password-service.log') };
-  // BENCH_CPU_PROFILE=1: each process writes a V8 CPU profile into GATEWAY_DIR when it stops
-  const profile = process.env.BENCH_CPU_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${GATEWAY_DIR}`] : [];
-  const start = (role: string, env: Record<string, string>, log: string) => {
-    const out = fs.openSync(log, 'w'); // one descriptor for both streams: neither overwrites the other's lines
-    return spawn(process.execPath, [...profile, path.join(GATEWAY_DIR, `${role}.js`)], { env, stdio: ['ignore', out, out] });
-  };
-  const service = start('password-service', { ...environOf('password-service'), ...common, HDC_PORT: String(GATEWAY_PORTS.service) }, logs.service);
-  const consoleProc = start(
-    'console',
-    { ...environOf('offline'), ...common, HDC_PORT: String(GATEWAY_PORTS.console), HDC_LAMBDA_ENDPOINT: `http://127.0.0.1:${GATEWAY_PORTS.service}`, HDC_PASSWORD_SERVICE_FUNCTION: stack.passwordServiceFunction },
-    logs.console,
-  );
-  const stop = () => {
-    service.kill();
-    consoleProc.kill();
-  };
-  const url = `http://127.0.0.1:${GATEWAY_PORTS.console}`;
-  for (let i = 0; ; i++) {
-    const up = await new ConsoleClient(url).get('/health/live').then((r) => r.status === 200, () => false);
-    if (up) break;
-    if (i > 100) {
-      stop();
-      throw new Error(`the gateway processes did not start (see ${GATEWAY_DIR}/*.log)`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, logs, pids: { console: consoleProc.pid, service: service.pid }, stop };
 }
 
 /**
@@ -281,7 +234,7 @@ async function main() {
 
   const storeWarmup = await warmStore();
   const offline = PATHS.includes('offline') ? await measure(c, 'serverless-offline') : undefined;
-  const gw = await startGateways();
+  const gw = await startGateways(stack);
   let gateway: PathResult;
   let cpu: Record<string, number> = {};
   let cpuReveals = 0;
