@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accessSettingsView, changeAccessOnly, mappingSetInput, saveAccessMappings } from '@lib/auth/access-settings';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
+import { accessMappings, accessOnlyChanged, accessSettings } from '@lib/api/console/settings';
 
 // Access-platform sign-in settings (console spec, Authentication 1, 3 and 6; Command-line operations).
 const view = defineRoute({
@@ -10,6 +11,7 @@ const view = defineRoute({
   summary: 'Access-platform sign-in: configured on this host, the access-platform only mode, StepUp, AdAccountClaims and the role/trait mappings',
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: accessSettings },
   async handle({ rt }) {
     return { body: await accessSettingsView(rt) };
   },
@@ -23,6 +25,8 @@ const accessOnly = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   body: z.object({ enabled: z.boolean() }),
+  responses: { 200: accessOnlyChanged },
+  errors: { 409: ['access_signin_not_configured'] },
   async handle({ rt, body, operator, sourceIp, correlationId }) {
     return { body: await changeAccessOnly(rt, body.enabled, { actor: { id: operator!.guid, name: operator!.username, provider: operator!.provider, ip: sourceIp }, correlationId }) };
   },
@@ -36,6 +40,8 @@ const mappings = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   body: mappingSetInput,
+  responses: { 200: accessMappings },
+  errors: { 400: ['group_not_found', 'not_configured'], 409: ['settings_changed_concurrently'], 503: ['directory_unavailable'] },
   async handle({ rt, body, operator, sourceIp, correlationId }) {
     return { body: await saveAccessMappings(rt, body.mappings, { actor: { id: operator!.guid, name: operator!.username, provider: operator!.provider, ip: sourceIp }, correlationId }) };
   },

@@ -5,6 +5,8 @@ import { ID_PATTERN } from '@lib/authz/rights';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 import { channelInputSchema, channelView, deleteChannel, listChannels, saveChannel } from '@lib/notifications';
+import { approvalSettings, channelSaved, channels } from '@lib/api/console/admin';
+import { noContent } from '@lib/http/answers';
 
 // Approval settings and notification channels (settings.manage; changes need a step-up).
 const channelId = z.object({ id: z.string().regex(ID_PATTERN) });
@@ -16,6 +18,7 @@ const getSettings = defineRoute({
   access: 'operator',
   permission: 'settings.manage',
   stepUp: true,
+  responses: { 200: approvalSettings },
   async handle(c) {
     return { body: await approvalSettingsView(c) };
   },
@@ -29,6 +32,8 @@ const putSettings = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   body: approvalSettingsInputSchema,
+  responses: { 200: approvalSettings },
+  errors: { 400: ['action_not_in_delegation', 'delegation_not_found', 'operator_not_found', 'role_not_found'], 409: ['version_conflict'], 503: ['directory_unavailable'] },
   async handle(c) {
     return { body: await saveApprovalSettings(adminContext(c), c.body) };
   },
@@ -40,6 +45,7 @@ const getChannels = defineRoute({
   summary: 'Notification channels (signed webhooks); URLs and secrets are never shown',
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: channels },
   async handle(c) {
     return { body: { channels: (await listChannels(c.rt)).map(channelView) } };
   },
@@ -54,6 +60,8 @@ const putChannel = defineRoute({
   stepUp: true,
   params: channelId,
   body: channelInputSchema,
+  responses: { 200: channelSaved, 201: channelSaved },
+  errors: { 400: ['https_required', 'target_refused', 'url_and_secret_required', 'url_required'], 409: ['too_many_channels'] },
   async handle(c) {
     const ctx = adminContext(c);
     const out = await audited(ctx, 'notifications.channel_saved', { id: c.params.id, kind: 'notification_channel' }, () => saveChannel(c.rt, c.params.id, c.body));
@@ -70,6 +78,7 @@ const deleteOne = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   params: channelId,
+  responses: { 204: noContent('Deleted') },
   async handle(c) {
     const ctx = adminContext(c);
     const old = await audited(ctx, 'notifications.channel_deleted', { id: c.params.id, kind: 'notification_channel' }, () => deleteChannel(c.rt, c.params.id));

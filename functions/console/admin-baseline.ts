@@ -3,6 +3,9 @@ import { adminContext } from '@lib/authz/admin';
 import { baselineSchema, exportBaseline, importBaseline } from '@lib/authz/baseline';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
+import { baseline as baselineAnswer, baselineImported } from '@lib/api/console/admin';
+import { AUTHZ_SAVE, DELEGATION_EDITOR, ROLE_EDITOR } from '@lib/api/console/errors';
+import { errorCodes, HEADERS, json } from '@lib/http/answers';
 
 // The baseline: roles, delegations and approval settings carried between instances (no approvers).
 const exportRoute = defineRoute({
@@ -11,9 +14,12 @@ const exportRoute = defineRoute({
   summary: 'Export roles, delegations (scope as OU paths below the domain root, assignees by name) and approval settings (actions and counts, never approvers); audited settings.baseline.export',
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: json(baselineAnswer, { headers: HEADERS.attachment }) },
+  errors: { 409: ['not_configured'], 503: ['directory_unavailable'] },
   async handle(c) {
     const baseline = await exportBaseline(adminContext(c));
-    return { body: baseline, headers: { 'content-disposition': `attachment; filename="baseline-${baseline.source?.domain ?? 'console'}.json"` } };
+    // the type is the import schema's (roles checked one by one there); an export writes them whole
+    return { body: baseline as z.input<typeof baselineAnswer>, headers: { 'content-disposition': `attachment; filename="baseline-${baseline.source?.domain ?? 'console'}.json"` } };
   },
 });
 
@@ -27,6 +33,8 @@ const importRoute = defineRoute({
   stepUp: true,
   body: z.object({ baseline: baselineSchema, replace: z.boolean().default(false), dryRun: z.boolean().default(false) }),
   refusalAudit: () => ({ event: 'settings.baseline.import', target: { id: 'baseline', kind: 'settings' } }),
+  responses: { 200: baselineImported },
+  errors: errorCodes(ROLE_EDITOR, DELEGATION_EDITOR, AUTHZ_SAVE, { 400: ['assignee_kind_mismatch', 'baseline_invalid', 'duplicate_role', 'invalid_import_file'], 409: ['baseline_conflicts'] }),
   async handle(c) {
     return { body: await importBaseline(adminContext(c), c.body.baseline, { replace: c.body.replace, dryRun: c.body.dryRun }) };
   },

@@ -5,6 +5,12 @@ import { exportDelegation } from '@lib/delegation';
 import { notFound } from '@lib/errors';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
+import { delegationExports, delegationSaved, delegations } from '@lib/api/console/admin';
+import { AUTHZ_SAVE, DELEGATION_EDITOR } from '@lib/api/console/errors';
+import { errorCodes, file, noContent } from '@lib/http/answers';
+
+// building the export reads the directory's schema and the identities the models name
+const EXPORT_ERRORS = { 400: ['laps_identity_upn_missing', 'laps_right_refused'], 409: ['delegation_identity_not_found', 'schema_name_unknown'], 503: ['directory_unavailable', 'not_configured'] };
 
 // Delegations: a role, a scope of managed OUs, assigned to directory users or groups.
 const idParams = z.object({ id: z.string().min(1).max(200) });
@@ -16,6 +22,7 @@ const list = defineRoute({
   summary: 'Delegations with their resolved scope OUs and assignees',
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: delegations },
   async handle({ rt }) {
     return { body: await listDelegationsView(rt) };
   },
@@ -35,6 +42,8 @@ const put = defineRoute({
     assignees: z.array(ref).min(1).max(100),
     version: z.number().int().min(0).optional(),
   }),
+  responses: { 200: delegationSaved, 201: delegationSaved },
+  errors: errorCodes(DELEGATION_EDITOR, AUTHZ_SAVE),
   async handle(ctx) {
     const out = await saveDelegation(adminContext(ctx), ctx.params.id, ctx.body);
     return { status: out.created ? 201 : 200, body: { delegation: out.delegation } };
@@ -49,6 +58,8 @@ const remove = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   params: idParams,
+  responses: { 204: noContent('Deleted') },
+  errors: { 400: ['too_many_changes'], 409: ['authz_changed_concurrently'] },
   async handle(ctx) {
     await deleteDelegation(adminContext(ctx), ctx.params.id);
     return { status: 204 };
@@ -61,6 +72,8 @@ const exportModels = defineRoute({
   summary: "Delegation export: the write account's and the LAPS account's rights models (SDDL per OU), their PowerShell scripts and whether the directory holds them (status.upToDate)",
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: delegationExports },
+  errors: EXPORT_ERRORS,
   async handle({ rt }) {
     const { settings, directory } = await rt.settingsAndDirectory();
     return { body: { exports: await exportDelegation(rt.store, settings, directory!) } };
@@ -74,6 +87,13 @@ const exportScript = defineRoute({
   access: 'operator',
   permission: 'settings.manage',
   params: z.object({ kind: z.enum(['write', 'laps']) }),
+  responses: {
+    200: file('text/plain', 'The PowerShell script', {
+      'Content-Disposition': { description: 'attachment; filename="hdc-<kind>-rights.ps1"', required: true },
+      'X-Model-Digest': { description: "the SHA-256 of the script's model, its -ModelDigest", required: true },
+    }),
+  },
+  errors: EXPORT_ERRORS,
   async handle({ rt, params }) {
     const { settings, directory } = await rt.settingsAndDirectory();
     const found = (await exportDelegation(rt.store, settings, directory!)).find((e) => e.kind === params.kind);

@@ -4,6 +4,11 @@ import { deleteOperator, listOperators, resetOperatorTotp } from '@lib/auth/oper
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { addProtectedGroup, lapsAccountView, protectedGroupsView, removeProtectedGroup } from '@lib/setup/protection';
+import { lapsAccount as lapsAccountAnswer, operatorDeleted, operators, protectedGroups as protectedGroupsAnswer, protectedGroupsChanged, totpReset } from '@lib/api/console/admin';
+
+// who may act on another operator's record: one who holds all their rights, a Super administrator's only by another
+const OPERATOR_RECORD = { 403: ['operator_rights_not_held', 'own_account', 'super_administrator_required'], 503: ['directory_unavailable'] };
+const PROTECTION = { 409: ['not_configured', 'settings_changed_concurrently'], 503: ['directory_unavailable'] };
 
 // Operators administered by an administrator (console spec, Authentication 5), the protection
 // list and the LAPS account shown read-only (Authentication 8).
@@ -15,6 +20,8 @@ const list = defineRoute({
   summary: "Operator records: name, provider, subject, last sign-in, authenticator state, the directory account's state and the roles held now",
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: operators },
+  errors: { 409: ['not_configured'], 503: ['directory_unavailable'] },
   async handle({ rt }) {
     return { body: await listOperators(rt) };
   },
@@ -29,6 +36,8 @@ const remove = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   params: objectIdParams,
+  responses: { 200: operatorDeleted },
+  errors: OPERATOR_RECORD,
   async handle(c) {
     const actor = actorOf(c);
     return { body: await deleteOperator({ rt: c.rt, actor, rights: c.rights!, correlationId: c.correlationId }, c.params.id) };
@@ -45,6 +54,8 @@ const resetTotp = defineRoute({
   stepUp: true,
   params: objectIdParams,
   body: z.object({ reason: multilineText().trim().min(1).max(500) }),
+  responses: { 200: totpReset },
+  errors: { ...OPERATOR_RECORD, 409: ['no_authenticator'] },
   async handle(c) {
     return { body: await resetOperatorTotp({ rt: c.rt, actor: actorOf(c), rights: c.rights!, correlationId: c.correlationId }, c.params.id, c.body.reason) };
   },
@@ -56,6 +67,8 @@ const protectedGroups = defineRoute({
   summary: 'The protection list: groups whose members are VIP (current DN followed by objectGUID)',
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: protectedGroupsAnswer },
+  errors: PROTECTION,
   async handle({ rt }) {
     return { body: await protectedGroupsView(rt) };
   },
@@ -70,6 +83,8 @@ const addGroup = defineRoute({
   stepUp: true,
   body: z.object({ group: plainText().trim().min(1).max(1024) }),
   refusalAudit: () => ({ event: 'settings.protected_groups', target: { kind: 'protected_group' } }),
+  responses: { 201: protectedGroupsChanged },
+  errors: { 400: ['group_not_found', 'group_not_security_group'], 409: ['already_protected', 'not_configured', 'settings_changed_concurrently'], 503: ['directory_unavailable'] },
   async handle(c) {
     return { status: 201, body: await addProtectedGroup({ rt: c.rt, actor: actorOf(c), correlationId: c.correlationId }, c.body.group) };
   },
@@ -83,6 +98,8 @@ const removeGroup = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   params: objectIdParams,
+  responses: { 200: protectedGroupsChanged },
+  errors: PROTECTION,
   async handle(c) {
     return { body: await removeProtectedGroup({ rt: c.rt, actor: actorOf(c), correlationId: c.correlationId }, c.params.id) };
   },
@@ -94,6 +111,7 @@ const lapsAccount = defineRoute({
   summary: 'The LAPS account, read-only: its UPN (set on the host; its password never reaches the console)',
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: lapsAccountAnswer },
   async handle({ rt }) {
     return { body: await lapsAccountView(rt) };
   },

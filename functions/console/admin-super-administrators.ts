@@ -5,6 +5,8 @@ import { grantSuperAdministrator, listSuperAdministrators, revokeSuperAdministra
 import { isGuid } from '@lib/directory/guid';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
+import { superAdministratorGranted, superAdministrators } from '@lib/api/console/admin';
+import { noContent } from '@lib/http/answers';
 
 // Holders of the built-in Super administrator role; only a Super administrator changes them.
 const list = defineRoute({
@@ -13,6 +15,8 @@ const list = defineRoute({
   summary: 'Holders of the built-in Super administrator role',
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: superAdministrators },
+  errors: { 409: ['not_configured'], 503: ['directory_unavailable'] },
   async handle({ rt }) {
     return { body: await listSuperAdministrators(rt) };
   },
@@ -26,6 +30,8 @@ const grant = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   body: z.object({ operator: plainText().trim().min(1).max(256) }),
+  responses: { 201: superAdministratorGranted },
+  errors: { 400: ['operator_disabled', 'operator_not_found'], 403: ['super_administrator_required'], 409: ['already_super_administrator', 'not_configured', 'settings_changed_concurrently'], 503: ['directory_unavailable'] },
   async handle(ctx) {
     return { status: 201, body: { superAdministrator: await grantSuperAdministrator(adminContext(ctx), ctx.rights, ctx.body.operator) } };
   },
@@ -39,6 +45,8 @@ const revoke = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   params: z.object({ guid: z.string().refine(isGuid) }),
+  responses: { 204: noContent('Revoked') },
+  errors: { 403: ['super_administrator_required'], 409: ['last_super_administrator', 'not_configured', 'settings_changed_concurrently'], 503: ['directory_unavailable'] },
   async handle(ctx) {
     await revokeSuperAdministrator(adminContext(ctx), ctx.rights, ctx.params.guid);
     return { status: 204 };

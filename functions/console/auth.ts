@@ -8,13 +8,15 @@ import { unauthorized } from '@lib/errors';
 import { readBranding } from '@lib/setup/branding';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
+import { HEADERS, json, noContent } from '@lib/http/answers';
+import { antiforgery as antiforgeryAnswer, me as meAnswer, signedIn, stepUpDone } from '@lib/api/console/session';
 
 const antiforgery = defineRoute({
   method: 'GET',
   path: '/api/auth/antiforgery',
   summary: 'CSRF token of the session; opens an anonymous pre-session when there is none',
   access: 'presession',
-  response: z.object({ token: z.string() }),
+  responses: { 200: json(antiforgeryAnswer, { headers: HEADERS.sessionCookie }) },
   async handle({ rt, session }) {
     if (session) return { body: { token: session.csrfToken } };
     const pre = await createSession(rt.store, sessionPolicy(rt));
@@ -32,7 +34,13 @@ const login = defineRoute({
     password: z.string().min(1).max(256),
     code: z.string().regex(/^\d{6}$/).optional(),
   }),
-  response: z.object({ operator: z.object({ username: z.string(), displayName: z.string().optional() }), csrfToken: z.string() }),
+  responses: { 200: json(signedIn, { headers: HEADERS.sessionCookie }) },
+  errors: {
+    401: ['invalid_credentials', 'totp_enrolment_required', 'totp_invalid', 'totp_required'],
+    403: ['access_platform_only', 'no_console_role', 'password_signin_disabled'],
+    429: ['signin_rate_limited'],
+    503: ['directory_unavailable', 'not_configured'],
+  },
   async handle({ rt, body, session, sourceIp, correlationId }) {
     const { session: s, operator } = await signIn(rt, body, { sourceIp, correlationId, preSession: session });
     return {
@@ -48,7 +56,13 @@ const accessLogin = defineRoute({
   summary:
     "Sign-in through the access platform: its JWT (header Authentication:Access:Header, default Teleport-Jwt-Assertion) becomes a session; the directory account is resolved from the claims (Authentication:Access:AdAccountClaims); audited auth.login",
   access: 'presession',
-  response: z.object({ operator: z.object({ username: z.string(), displayName: z.string().optional() }), csrfToken: z.string() }),
+  openapi: { security: [{ accessPlatform: [] }] },
+  responses: { 200: json(signedIn, { headers: HEADERS.sessionCookie }) },
+  errors: {
+    401: ['access_token_required', 'invalid_token'],
+    403: ['access_signin_not_configured', 'no_console_role', 'no_directory_account', 'super_administrator_role_mapping_required'],
+    503: ['directory_unavailable', 'not_configured'],
+  },
   async handle({ rt, session, header, sourceIp, correlationId }) {
     const token = header(rt.config.Authentication.Access.Header)?.trim() || undefined;
     const { session: s, operator } = await accessSignIn(rt, token, { sourceIp, correlationId, preSession: session });
@@ -64,6 +78,7 @@ const logout = defineRoute({
   path: '/api/auth/logout',
   summary: 'End the session',
   access: 'presession',
+  responses: { 204: noContent('Signed out: the session is gone and its cookie cleared', HEADERS.sessionCookie) },
   async handle({ rt, session, sourceIp, correlationId }) {
     if (session) {
       await destroySession(rt.store, session.id);
@@ -80,6 +95,7 @@ const me = defineRoute({
   path: '/api/auth/me',
   summary: 'The signed-in operator and their permissions',
   access: 'operator',
+  responses: { 200: meAnswer },
   async handle({ operator, rights, session, rt }) {
     if (!operator || !rights) throw unauthorized();
     const [settings, { branding }] = await Promise.all([rt.settings(), readBranding(rt.store)]);
@@ -110,6 +126,13 @@ const reauth = defineRoute({
   body: z
     .object({ code: z.string().max(16).optional(), password: z.string().min(1).max(256).optional() })
     .refine((b) => (b.code === undefined) !== (b.password === undefined), 'give exactly one of code or password'),
+  responses: { 200: stepUpDone },
+  errors: {
+    400: ['authenticator_code_required', 'no_authenticator', 'password_required', 'proof_required'],
+    403: ['reauth_failed', 'strict_reauth_required'],
+    429: ['reauth_rate_limited'],
+    503: ['directory_unavailable'],
+  },
   async handle({ rt, session, body, sourceIp, correlationId }) {
     const proof = await stepUp(rt, session!, body, { sourceIp, correlationId });
     return { body: { proof, validSeconds: rt.config.Authentication.StepUpWindow } };

@@ -1,11 +1,11 @@
-import { z } from 'zod';
 import { actorOf } from '@lib/authz/engine';
+import { computerDetail, computerPage, lapsExpired, lapsPassword } from '@lib/api/console/directory';
+import { DIRECTORY_READ, LAPS, SCOPED_LIST } from '@lib/api/console/errors';
 import { decisionContext } from '@lib/runtime';
-import { computerViewSchema, getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
+import { getComputer, searchComputers, searchQuerySchema } from '@lib/computers';
 import { lapsAction, lapsRefusalAudit, lapsRequestSchema } from '@lib/laps/reveal';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
-
 
 const search = defineRoute({
   method: 'GET',
@@ -14,7 +14,8 @@ const search = defineRoute({
   access: 'operator',
   permission: 'computers.read',
   query: searchQuerySchema,
-  response: z.object({ items: z.array(computerViewSchema), truncated: z.boolean(), incomplete: z.boolean(), cursor: z.string().optional() }),
+  responses: { 200: computerPage },
+  errors: SCOPED_LIST,
   async handle(c) {
     return { body: await searchComputers(await decisionContext(c.rt), actorOf(c), c.query, await c.rt.masterKey()) };
   },
@@ -27,6 +28,8 @@ const detail = defineRoute({
   access: 'operator',
   permission: 'computers.read',
   params: objectIdParams,
+  responses: { 200: computerDetail },
+  errors: DIRECTORY_READ,
   async handle(c) {
     return { body: await getComputer(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -42,7 +45,8 @@ const reveal = defineRoute({
   refusalAudit: lapsRefusalAudit('laps.read'),
   params: objectIdParams,
   body: lapsRequestSchema,
-  response: z.object({ account: z.string(), password: z.string(), updatedUtc: z.string().nullable(), expiresUtc: z.string().nullable(), source: z.enum(['windows', 'legacy']) }),
+  responses: { 200: lapsPassword },
+  errors: LAPS,
   async handle(c) {
     return { body: await lapsAction(await decisionContext(c.rt), actorOf(c), c.session!, 'laps.read', c.params.id, c.body, c.correlationId) };
   },
@@ -58,7 +62,8 @@ const expire = defineRoute({
   refusalAudit: lapsRefusalAudit('laps.expire'),
   params: objectIdParams,
   body: lapsRequestSchema,
-  response: z.object({ expired: z.literal(true) }),
+  responses: { 200: lapsExpired },
+  errors: LAPS,
   async handle(c) {
     return { body: await lapsAction(await decisionContext(c.rt), actorOf(c), c.session!, 'laps.expire', c.params.id, c.body, c.correlationId) };
   },

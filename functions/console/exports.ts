@@ -3,10 +3,13 @@ import { actorOf } from '@lib/authz/engine';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, type RouteResult } from '@lib/http/route';
 import { decisionContext } from '@lib/runtime';
+import { csvHeaders, watchList, watchLists } from '@lib/api/console/directory';
+import { SCOPED_LIST } from '@lib/api/console/errors';
+import { file } from '@lib/http/answers';
 import { exportUsers, exportWatchList, readWatchList, watchListParams, watchListsIndex, type ExportAnswer } from '@lib/users/exports';
 
 // Watch lists and the CSV exports of users (users.read; audited users.export / users.watch.export).
-const csv = (a: ExportAnswer): RouteResult => ({
+const csv = (a: ExportAnswer): RouteResult<never> => ({
   text: a.csv,
   contentType: 'text/csv; charset=utf-8',
   headers: { 'content-disposition': `attachment; filename="${a.filename}"`, 'x-row-count': String(a.rows) },
@@ -18,6 +21,7 @@ const lists = defineRoute({
   summary: 'The watch lists: locked out, disabled, password never expires, no sign-in for 90 days',
   access: 'operator',
   permission: 'users.read',
+  responses: { 200: watchLists },
   async handle() {
     return { body: watchListsIndex() };
   },
@@ -30,6 +34,8 @@ const list = defineRoute({
   access: 'operator',
   permission: 'users.read',
   params: watchListParams,
+  responses: { 200: watchList },
+  errors: SCOPED_LIST,
   async handle(c) {
     return { body: await readWatchList(await decisionContext(c.rt), actorOf(c), c.params.list, await c.rt.masterKey()) };
   },
@@ -42,6 +48,8 @@ const usersCsv = defineRoute({
   access: 'operator',
   permission: 'users.read',
   query: z.object({ q: z.string().trim().max(64).optional(), ou: z.string().trim().max(1024).optional() }),
+  responses: { 200: file('text/csv', 'The users as CSV (UTF-8, a header line)', csvHeaders) },
+  errors: SCOPED_LIST,
   async handle(c) {
     return csv(await exportUsers(await decisionContext(c.rt), actorOf(c), c.query, await c.rt.masterKey(), c.correlationId));
   },
@@ -54,6 +62,8 @@ const watchCsv = defineRoute({
   access: 'operator',
   permission: 'users.read',
   params: watchListParams,
+  responses: { 200: file('text/csv', 'The watch list as CSV (UTF-8, a header line)', csvHeaders) },
+  errors: SCOPED_LIST,
   async handle(c) {
     return csv(await exportWatchList(await decisionContext(c.rt), actorOf(c), c.params.list, await c.rt.masterKey(), c.correlationId));
   },

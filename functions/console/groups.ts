@@ -3,13 +3,20 @@ import { plainText } from '@lib/plain-text';
 import { actorOf } from '@lib/authz/engine';
 import { decisionContext } from '@lib/runtime';
 import { isGuid } from '@lib/directory/guid';
-import { getGroup, groupMembers, groupSearchQuerySchema, groupViewSchema, searchGroups } from '@lib/groups';
+import { getGroup, groupMembers, groupSearchQuerySchema, searchGroups } from '@lib/groups';
+import { groupDetail, groupMembersPage, groupMembersResult, groupPage, managementResult } from '@lib/api/console/directory';
+import { ACTIONS, DIRECTORY_READ, MANAGEMENT, SCOPED_LIST } from '@lib/api/console/errors';
+import { errorCodes } from '@lib/http/answers';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
-import { actionAnswer, changeGroupMembers, createGroup, createGroupBodySchema, deleteGroup, deleteGroupBodySchema, groupAttributesSchema, groupMembersChangeSchema, groupMembersResultSchema, performAction, writeGroupAttributes } from '@lib/actions';
+import type { ActionResult } from '@lib/actions';
+import { actionAnswer, changeGroupMembers, createGroup, createGroupBodySchema, deleteGroup, deleteGroupBodySchema, groupAttributesSchema, groupMembersChangeSchema, performAction, writeGroupAttributes } from '@lib/actions';
 
 // Groups: read views (groups.read) and member changes (groups.members.write, approvable).
 const guid = z.string().refine(isGuid, 'a GUID');
+
+/** A members change answers each member's outcome. */
+const membersAnswer = (result: ActionResult) => ({ ...actionAnswer(result), members: result.members ?? [] });
 
 const search = defineRoute({
   method: 'GET',
@@ -18,7 +25,8 @@ const search = defineRoute({
   access: 'operator',
   permission: 'groups.read',
   query: groupSearchQuerySchema,
-  response: z.object({ items: z.array(groupViewSchema), truncated: z.boolean(), incomplete: z.boolean(), cursor: z.string().optional() }),
+  responses: { 200: groupPage },
+  errors: SCOPED_LIST,
   async handle(c) {
     return { body: await searchGroups(await decisionContext(c.rt), actorOf(c), c.query, await c.rt.masterKey()) };
   },
@@ -31,6 +39,8 @@ const detail = defineRoute({
   access: 'operator',
   permission: 'groups.read',
   params: objectIdParams,
+  responses: { 200: groupDetail },
+  errors: DIRECTORY_READ,
   async handle(c) {
     return { body: await getGroup(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -43,6 +53,8 @@ const members = defineRoute({
   access: 'operator',
   permission: 'groups.read',
   params: objectIdParams,
+  responses: { 200: groupMembersPage },
+  errors: DIRECTORY_READ,
   async handle(c) {
     return { body: await groupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -57,10 +69,11 @@ const change = defineRoute({
   stepUp: true,
   params: objectIdParams,
   body: groupMembersChangeSchema,
-  response: groupMembersResultSchema,
+  responses: { 200: groupMembersResult },
+  errors: ACTIONS,
   async handle(c) {
     const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: c.body.add, remove: c.body.remove }, { correlationId: c.correlationId, ticket: c.body.ticket || undefined });
-    return { body: actionAnswer(result) };
+    return { body: membersAnswer(result) };
   },
 });
 
@@ -72,10 +85,11 @@ const remove = defineRoute({
   permission: 'groups.members.write',
   stepUp: true,
   params: z.object({ id: z.string(), memberId: guid }),
-  response: groupMembersResultSchema,
+  responses: { 200: groupMembersResult },
+  errors: ACTIONS,
   async handle(c) {
     const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: [], remove: [c.params.memberId] }, { correlationId: c.correlationId });
-    return { body: actionAnswer(result) };
+    return { body: membersAnswer(result) };
   },
 });
 
@@ -90,7 +104,8 @@ const create = defineRoute({
   access: 'operator',
   permission: 'groups.create',
   body: createGroupBodySchema,
-  response: z.object({ outcome: z.literal('succeeded'), id: z.string().optional(), dn: z.string().optional() }),
+  responses: { 201: managementResult },
+  errors: errorCodes(MANAGEMENT, { 409: ['name_taken'] }),
   async handle(c) {
     return { status: 201, body: await createGroup(await decisionContext(c.rt), actorOf(c), c.body, opts(c, c.body.ticket)) };
   },
@@ -105,7 +120,8 @@ const destroy = defineRoute({
   stepUp: true,
   params: objectIdParams,
   body: deleteGroupBodySchema,
-  response: z.object({ outcome: z.literal('succeeded') }),
+  responses: { 200: managementResult },
+  errors: errorCodes(MANAGEMENT, { 409: ['members_not_confirmed'] }),
   async handle(c) {
     return { body: await deleteGroup(await decisionContext(c.rt), actorOf(c), c.params.id, c.body?.confirmMembers, opts(c, c.body?.ticket)) };
   },
@@ -119,7 +135,8 @@ const attributes = defineRoute({
   permission: 'groups.attributes.write',
   params: objectIdParams,
   body: z.object({ attributes: groupAttributesSchema, ticket }),
-  response: z.object({ outcome: z.literal('succeeded') }),
+  responses: { 200: managementResult },
+  errors: errorCodes(MANAGEMENT, { 400: ['manager_not_allowed'] }),
   async handle(c) {
     return { body: await writeGroupAttributes(await decisionContext(c.rt), actorOf(c), c.params.id, c.body.attributes, opts(c, c.body.ticket)) };
   },
@@ -133,10 +150,11 @@ const owned = defineRoute({
   permission: 'groups.owned.members.write',
   params: objectIdParams,
   body: z.object({ add: z.array(guid).max(50).default([]), remove: z.array(guid).max(50).default([]), ticket }),
-  response: groupMembersResultSchema,
+  responses: { 200: groupMembersResult },
+  errors: ACTIONS,
   async handle(c) {
     const result = await changeGroupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, { add: c.body.add, remove: c.body.remove }, opts(c, c.body.ticket), 'groups.owned.members.write');
-    return { body: actionAnswer(result) };
+    return { body: membersAnswer(result) };
   },
 });
 

@@ -24,6 +24,7 @@ const ready: HealthRoute<HealthRuntime> = {
   path: '/health/ready',
   summary: 'The process is up and the database answers (anonymous, no detail)',
   access: 'anonymous',
+  errors: { 503: ['not_ready'] },
   async handle({ rt }) {
     try {
       await rt.ready();

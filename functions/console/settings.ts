@@ -4,6 +4,8 @@ import { updateStepUpMode } from '@lib/setup/step-up-mode';
 import { STEP_UP_MODES } from '@lib/setup/settings';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
+import { branding, stepUpModeChanged } from '@lib/api/console/settings';
+import { publicBranding as publicBrandingAnswer } from '@lib/api/console/session';
 
 const stepUpMode = defineRoute({
   method: 'PUT',
@@ -13,6 +15,8 @@ const stepUpMode = defineRoute({
   permission: 'settings.manage',
   stepUp: true,
   body: z.object({ mode: z.enum(STEP_UP_MODES) }),
+  responses: { 200: stepUpModeChanged },
+  errors: { 409: ['not_configured', 'settings_changed_concurrently'] },
   async handle({ rt, body, operator, sourceIp, correlationId }) {
     return { body: await updateStepUpMode(rt, body.mode, { id: operator!.guid, name: operator!.username, ip: sourceIp }, correlationId) };
   },
@@ -25,6 +29,7 @@ const getBranding = defineRoute({
   summary: "The instance identification: title (1 to 60 plain characters), accent colour, 'show on the sign-in page'",
   access: 'operator',
   permission: 'settings.manage',
+  responses: { 200: branding },
   async handle({ rt }) {
     return { body: await readBranding(rt.store) };
   },
@@ -39,6 +44,8 @@ const putBranding = defineRoute({
   stepUp: true,
   body: brandingInputSchema,
   refusalAudit: () => ({ event: 'settings.branding', target: { id: 'branding', kind: 'settings' } }),
+  responses: { 200: branding },
+  errors: { 409: ['version_conflict'] },
   async handle({ rt, body, operator, sourceIp, correlationId }) {
     const actor = { id: operator!.guid, name: operator!.username, provider: operator!.provider, ip: sourceIp };
     return { body: await saveBranding({ store: rt.store, audit: rt.audit, actor, correlationId }, body) };
@@ -50,6 +57,7 @@ const signInBranding = defineRoute({
   path: '/api/branding',
   summary: "What the sign-in page shows of the instance: its title and accent only when 'show on the sign-in page' is on, else {}",
   access: 'anonymous',
+  responses: { 200: publicBrandingAnswer },
   async handle({ rt }) {
     return { body: await publicBranding(rt.store) };
   },

@@ -4,12 +4,14 @@ import { actorOf } from '@lib/authz/engine';
 import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
-import { getUser, searchUsers, userSearchQuerySchema, userViewSchema } from '@lib/users';
+import { getUser, searchUsers, userSearchQuerySchema } from '@lib/users';
+import { actionOutcome, managementResult, passwordReset, userDetail, userPage } from '@lib/api/console/directory';
+import { ACTIONS, DIRECTORY_READ, MANAGEMENT, SCOPED_LIST } from '@lib/api/console/errors';
+import { errorCodes } from '@lib/http/answers';
 import { actionAnswer, attributesSchema, loginRenameBodySchema, moveBodySchema, moveUser, performAction, renameBodySchema, renameLogin, renameUser, type ActionParams } from '@lib/actions';
 
 // Users: read views (users.read) and the approvable actions, each decided again by the engine.
 const ticketBody = z.object({ ticket: plainText().trim().max(200).optional() });
-const outcome = z.object({ outcome: z.enum(['succeeded', 'partial']) });
 
 async function run(c: RouteContext<{ ticket?: string }, unknown, { id: string }>, params: ActionParams) {
   const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, params, { correlationId: c.correlationId, ticket: c.body.ticket || undefined });
@@ -23,7 +25,8 @@ const search = defineRoute({
   access: 'operator',
   permission: 'users.read',
   query: userSearchQuerySchema,
-  response: z.object({ items: z.array(userViewSchema), truncated: z.boolean(), incomplete: z.boolean(), cursor: z.string().optional() }),
+  responses: { 200: userPage },
+  errors: SCOPED_LIST,
   async handle(c) {
     return { body: await searchUsers(await decisionContext(c.rt), actorOf(c), c.query, await c.rt.masterKey()) };
   },
@@ -36,6 +39,8 @@ const detail = defineRoute({
   access: 'operator',
   permission: 'users.read',
   params: objectIdParams,
+  responses: { 200: userDetail },
+  errors: DIRECTORY_READ,
   async handle(c) {
     return { body: await getUser(await decisionContext(c.rt), actorOf(c), c.params.id, c.correlationId) };
   },
@@ -51,7 +56,8 @@ const simple = (verb: 'unlock' | 'disable' | 'enable') =>
     stepUp: true,
     params: objectIdParams,
     body: ticketBody,
-    response: outcome,
+    responses: { 200: actionOutcome },
+    errors: ACTIONS,
     handle: (c) => run(c, { action: `users.${verb}` }),
   });
 
@@ -65,8 +71,14 @@ const resetPassword = defineRoute({
   stepUp: true,
   params: objectIdParams,
   body: ticketBody.extend({ mustChange: z.boolean().default(true), unlock: z.boolean().default(false) }),
-  response: outcome.extend({ password: z.string() }),
-  handle: (c) => run(c, { action: 'users.password.reset', mustChange: c.body.mustChange, unlock: c.body.unlock }),
+  responses: { 200: passwordReset },
+  errors: ACTIONS,
+  async handle(c) {
+    const { body } = await run(c, { action: 'users.password.reset', mustChange: c.body.mustChange, unlock: c.body.unlock });
+    // a reset that succeeded generated the password (lib/actions): it is shown in this answer only
+    if (body.password === undefined) throw new Error('a reset answered without its password');
+    return { body: { ...body, password: body.password } };
+  },
 });
 
 const attributes = defineRoute({
@@ -78,12 +90,12 @@ const attributes = defineRoute({
   stepUp: true,
   params: objectIdParams,
   body: ticketBody.extend({ attributes: attributesSchema }),
-  response: outcome,
+  responses: { 200: actionOutcome },
+  errors: ACTIONS,
   handle: (c) => run(c, { action: 'users.attributes.write', attributes: c.body.attributes }),
 });
 
 // Moves and renames (console spec, Moves, renames and groups): never approvable, decided by the engine.
-const managed = z.object({ outcome: z.enum(['succeeded', 'partial']), dn: z.string().optional(), code: z.string().optional() });
 
 const move = defineRoute({
   method: 'POST',
@@ -93,7 +105,8 @@ const move = defineRoute({
   permission: 'users.move',
   params: objectIdParams,
   body: moveBodySchema,
-  response: managed,
+  responses: { 200: managementResult },
+  errors: errorCodes(MANAGEMENT, { 400: ['same_ou'], 409: ['name_taken'] }),
   async handle(c) {
     return { body: await moveUser(await decisionContext(c.rt), actorOf(c), c.params.id, c.body.destination, { correlationId: c.correlationId, ticket: c.body.ticket || undefined }) };
   },
@@ -107,7 +120,8 @@ const rename = defineRoute({
   permission: 'users.rename',
   params: objectIdParams,
   body: renameBodySchema,
-  response: managed,
+  responses: { 200: managementResult },
+  errors: errorCodes(MANAGEMENT, { 409: ['name_taken'] }),
   async handle(c) {
     return { body: await renameUser(await decisionContext(c.rt), actorOf(c), c.params.id, c.body, { correlationId: c.correlationId, ticket: c.body.ticket || undefined }) };
   },
@@ -122,7 +136,8 @@ const renameLoginRoute = defineRoute({
   stepUp: true,
   params: objectIdParams,
   body: loginRenameBodySchema,
-  response: managed,
+  responses: { 200: managementResult },
+  errors: errorCodes(MANAGEMENT, { 400: ['upn_suffix_unknown'], 409: ['login_taken'] }),
   async handle(c) {
     return { body: await renameLogin(await decisionContext(c.rt), actorOf(c), c.params.id, c.body, { correlationId: c.correlationId, ticket: c.body.ticket || undefined }) };
   },

@@ -56,7 +56,7 @@ async function auditCrossSite(request: ConsoleRequest, seen: CrossSiteVerdict) {
  * field details; a malformed id 404) → the route's handler. Every answer carries the security
  * headers; errors are `{ code, ... }`, anything unexpected `{ code: internal_error, correlationId }`.
  */
-export function createHttpHandler(routes: Route<any, any, any>[], getRuntime: () => ConsoleRuntime) {
+export function createHttpHandler(routes: Route<any, any, any, any>[], getRuntime: () => ConsoleRuntime) {
   const policy = () => consoleBrowserPolicy(getRuntime().config);
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(routeHandler)
     .use(httpEvent())
@@ -82,4 +82,4 @@ export function createHttpHandler(routes: Route<any, any, any>[], getRuntime: ()
 }
 
 /** A console Lambda handler for a group of routes. */
-export const consoleHandler = (routes: Route<any, any, any>[]) => createHttpHandler(routes, consoleRuntime);
+export const consoleHandler = (routes: Route<any, any, any, any>[]) => createHttpHandler(routes, consoleRuntime);

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { auditLogger, logger } from '../log';
+import type { ErrorCodes } from './answers';
 import type { BrowserPolicy } from './browser';
 import { browserDefaults } from './middlewares/browser-defaults';
 import { errorResponse } from './middlewares/errors';
@@ -14,12 +15,17 @@ import { matchRoute, runtime } from './middlewares/route';
 // full zod, so that the function a load balancer calls every few seconds loads in a few
 // milliseconds (bench/bundles.ts: health <= 100 KB).
 
-/** An anonymous probe route (it has the shape of a console or fleet route, for the route tables). */
+/**
+ * An anonymous probe route (it has the shape of a console or fleet route, for the route tables).
+ * It answers 200 `{ status: 'ok' }` (described in the OpenAPI documents without zod here, so that
+ * this bundle stays small) or one of its `errors`.
+ */
 export interface HealthRoute<RT> {
   method: 'GET';
   path: string;
   summary: string;
   access: 'anonymous';
+  errors?: ErrorCodes;
   handle(ctx: { rt: RT }): Promise<HttpResult>;
 }
 

@@ -6,6 +6,8 @@ import type { OperatorRights } from '../authz/rights';
 import type { Permission } from '../authz/permissions';
 import type { ConsoleRuntime } from '../runtime';
 
+import type { AnswerBody, Answers, ErrorCodes } from './answers';
+import type { OperationParameter } from './openapi';
 import type { Method } from './paths';
 
 export { findRoute, matchPath, type Method } from './paths';
@@ -24,9 +26,9 @@ export interface RouteContext<B = any, Q = any, P = any> {
   header(name: string): string | undefined;
 }
 
-export interface RouteResult {
+export interface RouteResult<Body = unknown> {
   status?: number;
-  body?: unknown;
+  body?: Body;
   /** raw text body (e.g. CSV), sent with `contentType` */
   text?: string;
   contentType?: string;
@@ -34,7 +36,7 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-export interface Route<B = any, Q = any, P = any> {
+export interface Route<B = any, Q = any, P = any, A extends Answers = Answers> {
   method: Method;
   /** API Gateway path syntax: /api/computers/{id} */
   path: string;
@@ -60,11 +62,18 @@ export interface Route<B = any, Q = any, P = any> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  response?: z.ZodType;
-  handle(ctx: RouteContext<B, Q, P>): Promise<RouteResult>;
+  /** its success answers by status (lib/http/answers.ts): the OpenAPI document's, and the handler's return type */
+  responses: A;
+  /** the error codes its own logic answers, by status; the pipeline's are added (lib/http/console-openapi.ts) */
+  errors?: ErrorCodes;
+  /** a longer description than the summary, for the OpenAPI document */
+  description?: string;
+  /** what the OpenAPI document cannot read from the above: a credential of its own, request headers */
+  openapi?: { security?: Array<Record<string, string[]>>; parameters?: OperationParameter[] };
+  handle(ctx: RouteContext<B, Q, P>): Promise<RouteResult<NoInfer<AnswerBody<A>>>>;
 }
 
-export const defineRoute = <B = undefined, Q = undefined, P = undefined>(r: Route<B, Q, P>): Route<B, Q, P> => r;
+export const defineRoute = <B = undefined, Q = undefined, P = undefined, A extends Answers = Answers>(r: Route<B, Q, P, A>): Route<B, Q, P, A> => r;
 
 export { STATE_CHANGING } from './paths';
 

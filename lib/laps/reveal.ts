@@ -63,6 +63,8 @@ export const lapsRefusalAudit =
  * the outcome; a refusal's reason is its precise code (`ticket_required`, `out_of_scope`,
  * `rate_limited`, ...), also where the answer is a plain 404. The password never is.
  */
+export async function lapsAction(ctx: ConsoleDecisionContext, actor: Actor, session: Session, op: 'laps.read', guid: string, body: z.infer<typeof lapsRequestSchema>, correlationId: string): Promise<LapsPayload>;
+export async function lapsAction(ctx: ConsoleDecisionContext, actor: Actor, session: Session, op: 'laps.expire', guid: string, body: z.infer<typeof lapsRequestSchema>, correlationId: string): Promise<{ expired: true }>;
 export async function lapsAction(
   ctx: ConsoleDecisionContext,
   actor: Actor,

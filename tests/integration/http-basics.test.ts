@@ -1,10 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createHttpHandler } from '../../lib/http/console';
 import { createRuntime } from '../../lib/runtime';
-import { routes as openapiRoutes } from '../../functions/console/openapi';
+import { consoleDocument, routes as openapiRoutes } from '../../functions/console/openapi';
 import { routes as computerRoutes } from '../../functions/console/computers';
 import { consoleRoutes } from '../../functions/console/all-routes';
-import { openApiDocument } from '../../lib/http/openapi';
 import { newClient, signedIn, stack, store } from '../support/stack';
 
 describe('health, errors and the API description', () => {
@@ -110,10 +109,9 @@ describe('health, errors and the API description', () => {
         expect(r.statusCode).toBe(404);
         expect(JSON.parse(r.body!)).toEqual({ code: 'not_found' });
       }
-      const all = Object.values(consoleRoutes).flat();
-      const off = openApiDocument(all, { helpdeskEnabled: false, version: 't' });
-      const on = openApiDocument(all, { helpdeskEnabled: true, version: 't' });
-      const lapsRoutes = (doc: ReturnType<typeof openApiDocument>) => Object.keys(doc.paths).filter((p) => p.startsWith('/api/computers/') && p.includes('/laps'));
+      const off = consoleDocument({ helpdeskEnabled: false });
+      const on = consoleDocument({ helpdeskEnabled: true });
+      const lapsRoutes = (doc: ReturnType<typeof consoleDocument>) => Object.keys(doc.paths).filter((p) => p.startsWith('/api/computers/') && p.includes('/laps'));
       expect(lapsRoutes(off)).toEqual([]);
       expect(lapsRoutes(on).sort()).toEqual(['/api/computers/{id}/laps', '/api/computers/{id}/laps/expire']);
       expect(off.paths['/api/computers']).toBeDefined();

@@ -11,6 +11,7 @@ describe('internal errors', () => {
     path: '/api/boom',
     summary: 'test',
     access: 'anonymous',
+    responses: {},
     async handle() {
       throw new Error('bind failed for CN=svc-hdc-read with password Hunter2-Secret');
     },
