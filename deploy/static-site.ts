@@ -165,6 +165,6 @@ export const fleetSite = (stage: string, env: NodeJS.ProcessEnv = process.env) =
     title: 'fleet dashboard',
     urlOutput: 'FleetWebUrl',
     bucketOutput: 'FleetWebBucketName',
-    apiPaths: ['/api/*', '/health/*'],
+    apiPaths: ['/api/*', '/health/*', '/openapi/*'],
     hstsMaxAge: maxAge(env.FLEET_HSTS_MAX_AGE),
   });

@@ -2,12 +2,16 @@ import { autoUpdateInScope } from '@lib/fleet/autoupdate';
 import { fleetHandler } from '@lib/fleet/http';
 import { gatewaysInScope } from '@lib/fleet/proxies';
 import { defineFleetRoute } from '@lib/fleet/route';
+import * as A from '@lib/api/fleet/answers';
+import { CLUSTER } from '@lib/api/fleet/errors';
 
 const gateways = defineFleetRoute({
   method: 'GET',
   path: '/api/access/gateways',
   summary: 'Windows desktop gateways of the clients in scope',
   access: 'signed-in',
+  responses: { 200: A.gateways },
+  errors: CLUSTER,
   async handle({ rt, access }) {
     return { body: await gatewaysInScope(rt, access!) };
   },
@@ -18,6 +22,8 @@ const autoupdate = defineFleetRoute({
   path: '/api/access/autoupdate',
   summary: 'Agent auto-update: mode, target version, strategy, rollout and group states (read-only)',
   access: 'signed-in',
+  responses: { 200: A.autoUpdate },
+  errors: CLUSTER,
   async handle({ rt, access }) {
     return { body: await autoUpdateInScope(rt.cli, access!) };
   },

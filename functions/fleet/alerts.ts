@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { channelInputSchema } from '@lib/channels';
 import { acknowledgeActiveAlert, addAlertChannel, addSilence, silenceClientOf, alertChannelsView, alertSettingsView, alertsInScope, changeAlertSettings, editAlertChannel, removeAlertChannel, removeSilence, testAlertChannel } from '@lib/fleet/alerts-admin';
-import { acknowledgeInputSchema, silenceInputSchema, type Silence, type SilenceInput } from '@lib/fleet/alerts/silences';
-import { alertSettingsSchema, type Alert } from '@lib/fleet/alerts/store';
+import { acknowledgeInputSchema, silenceInputSchema } from '@lib/fleet/alerts/silences';
+import { alertSettingsSchema } from '@lib/fleet/alerts/store';
 import { fleetHandler } from '@lib/fleet/http';
 import { alertResource, silenceResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
+import * as A from '@lib/api/fleet/answers';
 
 // Alerts (scoped read) and alert settings and channels (administrators only, reads included).
 // Acting on alerts (acknowledge, silence): operators of the alert's client. Scoping and audit rows
@@ -17,6 +18,7 @@ const list = defineFleetRoute({
   path: '/api/alerts',
   summary: 'Active alerts and history (200) of the clients in scope, last evaluation',
   access: 'signed-in',
+  responses: { 200: A.alerts },
   async handle({ rt, access }) {
     return { body: await alertsInScope(rt, access!) };
   },
@@ -27,6 +29,7 @@ const getSettings = defineFleetRoute({
   path: '/api/alerts/settings',
   summary: 'Alert settings and channels (administrators)',
   access: 'admin',
+  responses: { 200: A.alertSettingsView },
   async handle({ rt }) {
     return { body: await alertSettingsView(rt) };
   },
@@ -38,6 +41,7 @@ const putSettings = defineFleetRoute({
   summary: '{ failedLoginsThreshold: 1..100000 } (administrators; audited alerts.settings)',
   access: 'admin',
   body: alertSettingsSchema,
+  responses: { 200: A.alertSettings },
   async handle({ rt, body, actor, correlationId }) {
     return { body: await changeAlertSettings(rt, body, { actor, correlationId }) };
   },
@@ -48,6 +52,7 @@ const listChannels = defineFleetRoute({
   path: '/api/alerts/channels',
   summary: 'Notification channels: type, name, URL origin, secret set (administrators)',
   access: 'admin',
+  responses: { 200: A.channels },
   async handle({ rt }) {
     return { body: await alertChannelsView(rt) };
   },
@@ -59,6 +64,8 @@ const create = defineFleetRoute({
   summary: 'Create a channel (at most 20): { name, type, url, secret?, topic?, token?, enabled? }; audited alerts.channel.create',
   access: 'admin',
   body: channelInputSchema,
+  responses: { 201: A.channel },
+  errors: { ...A.channelErrors, 409: ['too_many_channels'] },
   async handle({ rt, body, actor, correlationId }) {
     return { status: 201, body: await addAlertChannel(rt, body, { actor, correlationId }) };
   },
@@ -71,6 +78,8 @@ const update = defineFleetRoute({
   access: 'admin',
   params: idParams,
   body: channelInputSchema,
+  responses: { 200: A.channel },
+  errors: A.channelErrors,
   async handle({ rt, params, body, actor, correlationId }) {
     return { body: await editAlertChannel(rt, params.id, body, { actor, correlationId }) };
   },
@@ -82,6 +91,7 @@ const remove = defineFleetRoute({
   summary: 'Delete a channel (audited alerts.channel.delete)',
   access: 'admin',
   params: idParams,
+  responses: { 204: A.deleted },
   async handle({ rt, params, actor, correlationId }) {
     await removeAlertChannel(rt, params.id, { actor, correlationId });
     return { status: 204 };
@@ -94,6 +104,8 @@ const test = defineFleetRoute({
   summary: 'Send one test notification (10 per minute); recorded in history as test, audited alerts.channel.test',
   access: 'admin',
   params: idParams,
+  responses: { 200: A.channelTested },
+  errors: { 429: ['too_many_requests'], 503: ['secrets_key_missing'] },
   async handle({ rt, params, actor, correlationId }) {
     return { body: await testAlertChannel(rt, params.id, { actor, correlationId }) };
   },
@@ -102,7 +114,7 @@ const test = defineFleetRoute({
 // ---- acting on alerts (issue 29): operators of the alert's client; alerts and silences without a client, administrators
 const keyParams = z.object({ key: z.string().regex(/^[A-Za-z0-9:._-]{1,400}$/) });
 
-const acknowledge = defineFleetRoute<z.output<typeof acknowledgeInputSchema>, undefined, { key: string }, Alert>({
+const acknowledge = defineFleetRoute({
   method: 'POST',
   path: '/api/alerts/{key}/acknowledge',
   summary: 'Acknowledge an active alert: it stays active, its resolve is not notified; { comment }; audited alerts.acknowledge (operator of its client)',
@@ -111,17 +123,20 @@ const acknowledge = defineFleetRoute<z.output<typeof acknowledgeInputSchema>, un
   params: keyParams,
   resource: alertResource,
   body: acknowledgeInputSchema,
+  responses: { 200: A.alert },
   async handle({ rt, addressed, body, actor, correlationId }) {
     return { body: await acknowledgeActiveAlert(rt, addressed!.resource, body.comment, { actor, correlationId }) };
   },
 });
 
-const silence = defineFleetRoute<SilenceInput>({
+const silence = defineFleetRoute({
   method: 'POST',
   path: '/api/alerts/silences',
   summary: 'Silence alerts of a rule (kind), client and/or console until endsAt (at most 30 days): { kind?, clientCode?, consoleId?, endsAt, comment }; audited alerts.silence.create',
   access: 'signed-in',
   body: silenceInputSchema,
+  responses: { 201: A.silence },
+  errors: { 404: ['not_found'] },
   async authorize(ctx) {
     ctx.addressed = { clientCode: await silenceClientOf(ctx), resource: undefined };
   },
@@ -130,7 +145,7 @@ const silence = defineFleetRoute<SilenceInput>({
   },
 });
 
-const unsilence = defineFleetRoute<undefined, undefined, { id: string }, Silence>({
+const unsilence = defineFleetRoute({
   method: 'DELETE',
   path: '/api/alerts/silences/{id}',
   summary: 'End a silence now (operator of its client; a silence without a client: administrators); audited alerts.silence.delete',
@@ -138,6 +153,7 @@ const unsilence = defineFleetRoute<undefined, undefined, { id: string }, Silence
   level: 'operator',
   params: idParams,
   resource: silenceResource,
+  responses: { 204: A.silenceEnded },
   async handle({ rt, addressed, actor, correlationId }) {
     await removeSilence(rt, addressed!.resource, { actor, correlationId });
     return { status: 204 };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { auditView } from '@lib/fleet/audit-view';
 import { fleetHandler } from '@lib/fleet/http';
 import { defineFleetRoute } from '@lib/fleet/route';
+import * as A from '@lib/api/fleet/answers';
 
 const list = defineFleetRoute({
   method: 'GET',
@@ -12,6 +13,7 @@ const list = defineFleetRoute({
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     beforeSeq: z.coerce.number().int().min(1).optional(),
   }),
+  responses: { 200: A.auditEntries },
   async handle({ rt, access, query }) {
     return { body: await auditView(rt.audit, access!, query) };
   },
@@ -22,6 +24,7 @@ const verify = defineFleetRoute({
   path: '/api/audit/verify',
   summary: "Whether the fleet plane's audit hash chain verifies; if not, the first bad row (administrators)",
   access: 'admin',
+  responses: { 200: A.auditVerified },
   async handle({ rt }) {
     return { body: await rt.audit.verify() };
   },

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { ConsoleRecord } from '@lib/fleet/consoles';
 import { fleetHandler } from '@lib/fleet/http';
 import { pollConsoleNow } from '@lib/fleet/poll/now';
 import { consolePollView } from '@lib/fleet/poll/view';
 import { consoleResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
+import * as A from '@lib/api/fleet/answers';
 
 const idParams = z.object({ id: z.uuid() });
 
-const status = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRecord>({
+const status = defineFleetRoute({
   method: 'GET',
   path: '/api/consoles/{id}/status',
   summary: "A console's last poll: result, version, health, audit chain, DCs, certificate (viewer of its client)",
@@ -16,12 +16,13 @@ const status = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRec
   level: 'viewer',
   params: idParams,
   resource: consoleResource,
+  responses: { 200: A.consolePoll },
   async handle({ rt, params }) {
     return { body: await consolePollView(rt.store, params.id) };
   },
 });
 
-const pollNow = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRecord>({
+const pollNow = defineFleetRoute({
   method: 'POST',
   path: '/api/consoles/{id}/poll',
   summary: 'Poll the console now (operator of its client; 6 a minute per console; audited console.poll); answers its last poll as GET .../status does',
@@ -29,6 +30,8 @@ const pollNow = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRe
   level: 'operator',
   params: idParams,
   resource: consoleResource,
+  responses: { 200: A.consolePoll },
+  errors: { 429: ['too_many_requests'] },
   async handle({ rt, addressed, actor, correlationId }) {
     return { body: await pollConsoleNow(rt, addressed!.resource, { actor, correlationId }) };
   },

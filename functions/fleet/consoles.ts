@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { clientCodeSchema } from '@lib/fleet/clients';
-import { changedConsoleFields, consoleCreateSchema, consoleUpdateSchema, type ConsoleRecord } from '@lib/fleet/consoles';
+import { changedConsoleFields, consoleCreateSchema, consoleUpdateSchema } from '@lib/fleet/consoles';
 import { hasLevel } from '@lib/fleet/guard';
 import { fleetHandler } from '@lib/fleet/http';
 import { addConsole, consoleWithDrift, consolesInScope, editConsole, removeConsole, requireRegisteredClient } from '@lib/fleet/register';
 import { consoleResource } from '@lib/fleet/resources';
 import { defineFleetRoute } from '@lib/fleet/route';
+import * as A from '@lib/api/fleet/answers';
+import { noContent } from '@lib/http/answers';
 
 const idParams = z.object({ id: z.uuid() });
-type Update = z.output<typeof consoleUpdateSchema>;
 
 const list = defineFleetRoute({
   method: 'GET',
@@ -16,6 +17,7 @@ const list = defineFleetRoute({
   summary: 'Consoles of the clients in scope (optional ?clientCode=)',
   access: 'signed-in',
   query: z.object({ clientCode: clientCodeSchema.optional() }),
+  responses: { 200: A.consoles },
   async handle({ rt, access, query }) {
     return { body: { consoles: await consolesInScope(rt, access!, query.clientCode) } };
   },
@@ -27,12 +29,14 @@ const create = defineFleetRoute({
   summary: "Add a client's console: URL, CA, access token (stored encrypted, never returned); administrators",
   access: 'admin',
   body: consoleCreateSchema,
+  responses: { 201: A.consoleView },
+  errors: { 400: ['target_refused', 'unknown_client'] },
   async handle(ctx) {
     return { status: 201, body: await addConsole(ctx.rt, ctx.body, ctx) };
   },
 });
 
-const get = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRecord>({
+const get = defineFleetRoute({
   method: 'GET',
   path: '/api/consoles/{id}',
   summary: 'One console (viewer of its client)',
@@ -40,12 +44,13 @@ const get = defineFleetRoute<undefined, undefined, { id: string }, ConsoleRecord
   level: 'viewer',
   params: idParams,
   resource: consoleResource,
+  responses: { 200: A.consoleWithPoll },
   async handle({ rt, addressed }) {
     return { body: await consoleWithDrift(rt, addressed!.resource) };
   },
 });
 
-const update = defineFleetRoute<Update, undefined, { id: string }, ConsoleRecord>({
+const update = defineFleetRoute({
   method: 'PUT',
   path: '/api/consoles/{id}',
   summary: 'Edit a console: client code and token (operator of its client); URL and CA (administrators)',
@@ -54,6 +59,8 @@ const update = defineFleetRoute<Update, undefined, { id: string }, ConsoleRecord
   params: idParams,
   resource: consoleResource,
   body: consoleUpdateSchema,
+  responses: { 200: A.consoleView },
+  errors: { 400: ['target_refused', 'unknown_client'] },
   async authorize(ctx) {
     const current = ctx.addressed!.resource;
     const changed = changedConsoleFields(current, ctx.body);
@@ -76,6 +83,7 @@ const remove = defineFleetRoute({
   summary: 'Remove a console (administrators)',
   access: 'admin',
   params: idParams,
+  responses: { 204: noContent('Removed') },
   async handle(ctx) {
     await removeConsole(ctx.rt, ctx.params.id, ctx);
     return { status: 204 };

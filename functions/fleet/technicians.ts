@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { fleetHandler } from '@lib/fleet/http';
 import { assignTechnician, unassignTechnician } from '@lib/fleet/register';
 import { defineFleetRoute } from '@lib/fleet/route';
+import * as A from '@lib/api/fleet/answers';
+import { noContent } from '@lib/http/answers';
 import { assignmentSchema, listAssignments, technicianNameSchema } from '@lib/fleet/technicians';
 
 const list = defineFleetRoute({
@@ -9,6 +11,7 @@ const list = defineFleetRoute({
   path: '/api/technicians',
   summary: 'Technician assignments, and how fleet-client-<code> roles are honoured',
   access: 'admin',
+  responses: { 200: A.technicians },
   async handle({ rt }) {
     return {
       body: {
@@ -26,6 +29,8 @@ const put = defineFleetRoute({
   summary: 'Create or replace the assignments of one user name (exact, case-sensitive); 400 unknown_client',
   access: 'admin',
   body: assignmentSchema,
+  responses: { 200: A.technicianSaved, 201: A.technicianSaved },
+  errors: { 400: ['unknown_client'], 409: ['concurrent_update'] },
   async handle(ctx) {
     const { created, assignment } = await assignTechnician(ctx.rt, ctx.body, ctx);
     return { status: created ? 201 : 200, body: assignment };
@@ -38,6 +43,7 @@ const remove = defineFleetRoute({
   summary: 'Remove the assignments of a user name',
   access: 'admin',
   params: z.object({ username: technicianNameSchema }),
+  responses: { 204: noContent('Removed') },
   async handle(ctx) {
     await unassignTechnician(ctx.rt, ctx.params.username, ctx);
     return { status: 204 };

@@ -1,6 +1,8 @@
 import { fleetHandler } from '@lib/fleet/http';
 import { defineFleetRoute } from '@lib/fleet/route';
-import { changeUpgradeSettings, generateUpgradePack, packJson, packRequestSchema, packZip, upgradeSettingsSchema, upgradesView, type PackRequest } from '@lib/fleet/upgrades';
+import * as A from '@lib/api/fleet/answers';
+import { file, HEADERS, json } from '@lib/http/answers';
+import { changeUpgradeSettings, generateUpgradePack, packJson, packRequestSchema, packZip, upgradeSettingsSchema, upgradesView } from '@lib/fleet/upgrades';
 import { authorizePackRequest } from '@lib/fleet/upgrades/guard';
 
 // Console upgrades (fleet spec, "Console upgrades"): the target, plans and progress (scoped), the
@@ -12,6 +14,7 @@ const view = defineFleetRoute({
   path: '/api/upgrades',
   summary: 'Target tag, settings, plans and progress (technicians: the plans of their clients)',
   access: 'signed-in',
+  responses: { 200: A.upgrades },
   async handle({ rt, access }) {
     return { body: await upgradesView(rt, access!) };
   },
@@ -23,18 +26,21 @@ const settings = defineFleetRoute({
   summary: '{ targetTag, repository?, alertAfterDays? 1..365 (default 7) } (administrators; audited upgrades.settings)',
   access: 'admin',
   body: upgradeSettingsSchema,
+  responses: { 200: A.upgradeSettings },
   async handle({ rt, body, actor, correlationId }) {
     return { body: await changeUpgradeSettings(rt, body, { actor, correlationId }) };
   },
 });
 
-const pack = defineFleetRoute<PackRequest>({
+const pack = defineFleetRoute({
   method: 'POST',
   path: '/api/upgrades/pack',
   summary: "{ consoleIds } or { allBehind: true }, format json|zip: commands per console, grouped by client; plans each upgrade (audited upgrade.planned); 409 nothing_to_upgrade, target_not_set",
   access: 'signed-in',
   body: packRequestSchema,
   authorize: authorizePackRequest,
+  responses: { 200: [json(A.upgradePack, { description: 'format json: the commands per console, grouped by client' }), file('application/zip', 'format zip: the same as files', HEADERS.attachment)] },
+  errors: { 404: ['not_found'], 409: ['nothing_to_upgrade', 'target_not_set'] },
   async handle({ rt, access, body, actor, correlationId }) {
     const p = await generateUpgradePack(rt, access!, body, { actor, correlationId });
     if (body.format === 'json') return { body: packJson(p) };

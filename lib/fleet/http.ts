@@ -34,7 +34,7 @@ async function routeHandler(event: APIGatewayProxyEventV2): Promise<APIGatewayPr
  * body-dependent checks → the handler. The same shared middlewares as the console's (event,
  * logger, errors, security headers, cross-site); no cookies, so no CSRF token.
  */
-export function createFleetHttpHandler(routes: FleetRoute[], getRuntime: () => FleetRuntime) {
+export function createFleetHttpHandler(routes: FleetRoute<any, any, any, any, any>[], getRuntime: () => FleetRuntime) {
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(routeHandler)
     .use(httpEvent())
     .use(browserDefaults(() => fleetBrowserPolicy(getRuntime().config)))
@@ -53,4 +53,4 @@ export function createFleetHttpHandler(routes: FleetRoute[], getRuntime: () => F
 }
 
 /** A fleet Lambda handler for a group of routes. */
-export const fleetHandler = (routes: FleetRoute<any, any, any, any>[]) => createFleetHttpHandler(routes, fleetRuntime);
+export const fleetHandler = (routes: FleetRoute<any, any, any, any, any>[]) => createFleetHttpHandler(routes, fleetRuntime);

@@ -61,7 +61,7 @@ export async function removeClient(rt: FleetRuntime, code: string, by: Acting): 
 const consoleTarget = (c: ConsoleRecord) => ({ id: c.id, name: new URL(c.url).origin, kind: 'console' });
 
 /** The consoles of the clients the caller may see, optionally of one client. */
-export async function consolesInScope(rt: FleetRuntime, access: FleetAccess, clientCode?: string): Promise<ConsoleView[]> {
+export async function consolesInScope(rt: FleetRuntime, access: FleetAccess, clientCode?: string) {
   return withDrift(rt.store, (await listConsoles(rt.store)).filter((c) => inScope(access, c.clientCode) && (!clientCode || c.clientCode === clientCode)).map(consoleView));
 }
 

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { AuditActor } from '../audit';
+import type { AnswerBody, Answers, ErrorCodes } from '../http/answers';
+import type { OperationParameter } from '../http/openapi';
 import type { Method } from '../http/route';
 import type { FleetAccess } from './access';
 import type { Level } from './config';
@@ -47,16 +49,16 @@ export interface FleetContext<B = any, Q = any, P = any, R = any> {
   refuse(code: 'client_scope' | 'insufficient_level' | 'admin_required', requiredLevel: Level | 'admin', client: string | null): Promise<never>;
 }
 
-export interface FleetResult {
+export interface FleetResult<Body = unknown> {
   status?: number;
-  body?: unknown;
+  body?: Body;
   text?: string;
   binary?: Buffer;
   contentType?: string;
   headers?: Record<string, string>;
 }
 
-export interface FleetRoute<B = any, Q = any, P = any, R = any> {
+export interface FleetRoute<B = any, Q = any, P = any, R = any, A extends Answers = Answers> {
   method: Method;
   path: string;
   summary: string;
@@ -69,7 +71,15 @@ export interface FleetRoute<B = any, Q = any, P = any, R = any> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  handle(ctx: FleetContext<B, Q, P, R>): Promise<FleetResult>;
+  /** its success answers by status (lib/http/answers.ts): the OpenAPI document's, and the handler's return type */
+  responses: A;
+  /** the error codes its own logic answers, by status; the pipeline's are added (lib/fleet/openapi.ts) */
+  errors?: ErrorCodes;
+  /** a longer description than the summary, for the OpenAPI document */
+  description?: string;
+  /** what the OpenAPI document cannot read from the above (request headers) */
+  openapi?: { parameters?: OperationParameter[] };
+  handle(ctx: FleetContext<B, Q, P, R>): Promise<FleetResult<NoInfer<AnswerBody<A>>>>;
 }
 
-export const defineFleetRoute = <B = undefined, Q = undefined, P = undefined, R = unknown>(r: FleetRoute<B, Q, P, R>): FleetRoute<B, Q, P, R> => r;
+export const defineFleetRoute = <B = undefined, Q = undefined, P = undefined, R = unknown, A extends Answers = Answers>(r: FleetRoute<B, Q, P, R, A>): FleetRoute<B, Q, P, R, A> => r;

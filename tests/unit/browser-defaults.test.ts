@@ -10,6 +10,8 @@ import { crossSiteRequest, securityHeaders } from '../../lib/http/browser';
 import { browserDefaults } from '../../lib/http/middlewares/browser-defaults';
 import { consoleBrowserPolicy, createHttpHandler } from '../../lib/http/console';
 import { defineRoute } from '../../lib/http/route';
+import { file } from '../../lib/http/answers';
+import { z } from 'zod';
 import type { ConsoleRuntime } from '../../lib/runtime';
 
 // The browser-facing defaults of both applications, in-process: security headers on every answer
@@ -76,10 +78,10 @@ describe('security headers', () => {
 describe('the console pipeline', () => {
   const hit = jest.fn();
   const routes = [
-    defineRoute({ method: 'POST', path: '/api/x', summary: 't', access: 'anonymous', async handle() { hit(); return { body: { ok: true } }; } }),
-    defineRoute({ method: 'GET', path: '/api/x', summary: 't', access: 'anonymous', async handle() { return { body: { ok: true } }; } }),
-    defineRoute({ method: 'GET', path: '/api/boom', summary: 't', access: 'anonymous', async handle(): Promise<never> { throw new Error('boom'); } }),
-    defineRoute({ method: 'GET', path: '/api/csv', summary: 't', access: 'anonymous', async handle() { return { text: 'a,b\r\n', contentType: 'text/csv' }; } }),
+    defineRoute({ method: 'POST', path: '/api/x', summary: 't', access: 'anonymous', responses: { 200: z.unknown() }, async handle() { hit(); return { body: { ok: true } }; } }),
+    defineRoute({ method: 'GET', path: '/api/x', summary: 't', access: 'anonymous', responses: { 200: z.unknown() }, async handle() { return { body: { ok: true } }; } }),
+    defineRoute({ method: 'GET', path: '/api/boom', summary: 't', access: 'anonymous', responses: {}, async handle(): Promise<never> { throw new Error('boom'); } }),
+    defineRoute({ method: 'GET', path: '/api/csv', summary: 't', access: 'anonymous', responses: { 200: file('text/csv', 'csv') }, async handle() { return { text: 'a,b\r\n', contentType: 'text/csv' }; } }),
   ];
   const handlerFor = (env: Record<string, string>) => {
     const rt = { config: loadConfig(env).config } as unknown as ConsoleRuntime;
@@ -138,7 +140,7 @@ describe('the console pipeline', () => {
 
 describe('the fleet pipeline', () => {
   const hit = jest.fn();
-  const routes = [defineFleetRoute({ method: 'POST', path: '/api/auth/login', summary: 't', access: 'anonymous', async handle() { hit(); return { body: { ok: true } }; } })];
+  const routes = [defineFleetRoute({ method: 'POST', path: '/api/auth/login', summary: 't', access: 'anonymous', responses: { 200: z.unknown() }, async handle() { hit(); return { body: { ok: true } }; } })];
   const config = loadFleetConfig({ FLEET_PUBLIC_ORIGIN: 'https://fleet.msp.example.test' });
   const rt = { config } as unknown as FleetRuntime;
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

@@ -342,7 +342,7 @@ describe('the console', () => {
 
 describe.each([
   ['console', 'Web', ['/api/*', '/health/*', '/openapi/*']],
-  ['fleet', 'FleetWeb', ['/api/*', '/health/*']],
+  ['fleet', 'FleetWeb', ['/api/*', '/health/*', '/openapi/*']],
 ] as const)('the %s web app', (service, prefix, apiPaths) => {
   const res = (name: string) => t[service].Resources[`${prefix}${name}`];
 

@@ -7,7 +7,7 @@ import { pollSummary } from './summary';
 // carries the summary part (./summary.ts).
 export async function consolePollView(store: Store, consoleId: string) {
   const s = await readPollState(store, consoleId);
-  if (!s) return { consoleId, polled: false };
+  if (!s) return { consoleId, polled: false as const };
   return {
     consoleId,
     ...pollSummary(s),

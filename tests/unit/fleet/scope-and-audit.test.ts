@@ -75,7 +75,7 @@ describe('a gateway serving desktops of several clients', () => {
 });
 
 describe('the guard on a resource of several clients', () => {
-  const route = (level: Level): FleetRoute => ({ method: 'POST', path: '/api/nodes/{id}/lock', summary: '', access: 'client', level, resource: async () => addressed, handle: async () => ({}) });
+  const route = (level: Level): FleetRoute => ({ method: 'POST', path: '/api/nodes/{id}/lock', summary: '', access: 'client', level, resource: async () => addressed, responses: {}, handle: async () => ({}) });
   let addressed: Addressed | undefined;
   const decide = async (access: FleetAccess, level: Level, codes: Array<string | null>) => {
     addressed = { clientCode: codes.length === 1 ? codes[0] : null, ...(codes.length > 1 ? { clientCodes: codes } : {}), resource: {} };
