@@ -96,16 +96,20 @@ export function fleetGuard() {
 }
 
 /**
- * State-changing calls must be JSON (415 `json_required`): a cross-site form cannot send it, so
- * there is no ambient credential to forge requests with (decision 3). Then the query and body
- * schemas (400 with the fields named) and the route's body-dependent checks.
+ * A body must be JSON, and so must every POST (415 `json_required`): a cross-site form can POST,
+ * with or without a body, but cannot send JSON, so the platform's JWT its proxy adds to every
+ * request cannot be used to forge one (decision 3). A PUT or DELETE cannot be sent cross-site
+ * without a CORS preflight: without a body it needs no content type (`curl -X DELETE`; issue 30).
+ * Then the query and body schemas (400 with the fields named) and the route's body-dependent checks.
  */
+export const needsJson = (method: string, event: { body?: string | null }) => STATE_CHANGING.has(method as never) && (method === 'POST' || !!event.body);
+
 export function fleetValidation() {
   return {
     name: 'fleetValidation',
     before: async (request: FleetRequest) => {
       const { route, ctx } = exchangeOf(request);
-      if (STATE_CHANGING.has(route!.method) && !/^application\/json\b/i.test(ctx!.header('content-type') ?? '')) throw new ApiError(415, 'json_required');
+      if (needsJson(route!.method, request.event) && !/^application\/json\b/i.test(ctx!.header('content-type') ?? '')) throw new ApiError(415, 'json_required');
       ctx!.query = parseWith(route!.query, request.event.queryStringParameters ?? {}, 'query');
       if (route!.body) ctx!.body = parseWith(route!.body, parseBody(request.event) ?? {}, 'body');
       if (route!.authorize) await route!.authorize(ctx!);
