@@ -14,11 +14,12 @@ module.exports = {
   testTimeout: 120000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
+    // every answer the integration and e2e suites receive is held against the OpenAPI documents (issue 30)
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
-      globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
+      globalSetup: '<rootDir>/tests/integration/global-setup.ts', setupFiles: ['<rootDir>/tests/support/contract-setup.ts'] },
     // the images on the local directory (podman): after the e2e tests, the directory still running
     { ...common, displayName: 'containers', testMatch: ['<rootDir>/tests/containers/**/*.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
-      globalSetup: '<rootDir>/tests/integration/global-setup.ts' },
+      globalSetup: '<rootDir>/tests/integration/global-setup.ts', setupFiles: ['<rootDir>/tests/support/contract-setup.ts'] },
   ],
 };

@@ -11,7 +11,18 @@ export interface HttpResponse<T = any> {
   setCookies: string[];
 }
 
+/** An answer as the client received it, for an observer (the tests' contract record). */
+export interface ObservedAnswer {
+  method: string;
+  url: string;
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
 export class ConsoleClient {
+  /** Sees every answer of every client (the contract test: tests/support/contract-setup.ts); none by default. */
+  static observer?: (answer: ObservedAnswer) => void;
   private cookies = new Map<string, string>();
   csrf?: string;
 
@@ -73,6 +84,7 @@ export class ConsoleClient {
             } catch {
               parsed = undefined;
             }
+            ConsoleClient.observer?.({ method, url: path, status: res.statusCode ?? 0, headers: res.headers, body: text });
             resolve({ status: res.statusCode ?? 0, body: parsed, text, headers: res.headers, setCookies });
           });
         },

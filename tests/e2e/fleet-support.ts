@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { mintToken } from '../../local/fleet/issuer';
 import { stack as fleet } from '../integration/fleet/support';
+import { recordBrowserAnswers } from './contract';
 import { ARTIFACTS, type Watched } from './support';
 
 // The fleet dashboard (web/fleet) in Debian's Chromium, against the fleet stack `npm test` started:
@@ -31,6 +32,7 @@ export async function openFleetContext(browser: Browser, name: string, opts: Fle
   const consoleLines: string[] = [];
   context.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
   context.on('weberror', (e) => consoleLines.push(`pageerror: ${e.error().message}`));
+  recordBrowserAnswers(context, 'fleet', FLEET_WEB);
   // a screen answers in well under a second here: fail fast instead of 30 s per step
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();

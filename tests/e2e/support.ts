@@ -6,6 +6,7 @@ import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { windowKey } from '../../lib/store/window';
 import { RUN_DIR, ROOT } from '../../local/processes';
 import { account, nextCode, serviceStore, stack, store } from '../support/stack';
+import { recordBrowserAnswers } from './contract';
 
 // The web app in Debian's Chromium (playwright-core), against the stack `npm test` started: the
 // app from local/web-server.ts (the CloudFront stand-in), the API behind it. Each context records
@@ -48,6 +49,7 @@ export async function openContext(browser: Browser, name: string): Promise<Watch
   const consoleLines: string[] = [];
   context.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
   context.on('weberror', (e) => consoleLines.push(`pageerror: ${e.error().message}`));
+  recordBrowserAnswers(context, 'console', WEB);
   const page = await context.newPage();
   return { context, page, consoleLines, harFile };
 }

@@ -5,6 +5,7 @@ import { mintToken } from '../../../local/fleet/issuer';
 import { commandOf, readCommandLog, resetFakeTctl, setFakeTctlControl, type FakeTctlControl } from '../../../local/fleet/fake-tctl';
 import type { FleetStackInfo } from '../../../local/fleet/stack';
 import { storeOfEnvironment, type Store } from '../../../lib/store';
+import { recordAnswer } from '../../support/contract-recorder';
 
 // The running fleet stack: FLEET_STACK_FILE, else `fleet` in the test stack file, else the file
 // local/fleet/stack.ts writes for the test profile.
@@ -60,7 +61,9 @@ export function call(method: string, urlPath: string, opts: { token?: string; as
   const url = new URL(urlPath, stack.fleetUrl);
   const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (['POST', 'PUT', 'DELETE'].includes(method) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  // JSON where the API asks for it (lib/fleet/middlewares.ts needsJson): a body, and every POST; a
+  // PUT or DELETE without a body goes without a content type, as `curl -X DELETE` sends it
+  if ((payload !== undefined || method === 'POST') && ['POST', 'PUT', 'DELETE'].includes(method) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.assertion) headers['teleport-jwt-assertion'] = opts.assertion;
   if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
@@ -76,6 +79,7 @@ export function call(method: string, urlPath: string, opts: { token?: string; as
         } catch {
           body = undefined;
         }
+        recordAnswer('fleet', { method, url: url.pathname + url.search, status: res.statusCode ?? 0, headers: res.headers, body: text });
         resolve({ status: res.statusCode ?? 0, body, text, headers: res.headers, correlationId: String(res.headers['x-correlation-id'] ?? '') });
       });
     });
