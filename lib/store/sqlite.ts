@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { processEnvironment } from '../config/environment';
 import { applyUpdate, keyRange, meetsCondition, project, type ExpressionContext } from './expressions';
 import { conditionFailed, validationError, type CancellationReason, type Item, type Key, type Store, type TransactItem } from './port';
 
@@ -99,7 +100,9 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
   if (file !== ':memory:' && !opts.readOnly) {
     db.exec('PRAGMA journal_mode = WAL');
     try {
-      fs.chmodSync(file, 0o600);
+      // HDC_SQLITE_GROUP_READ=1: the owner's group may read it (the console's file in a container
+      // instance, which the password service's container reads through that group; docs/containers.md)
+      fs.chmodSync(file, processEnvironment().HDC_SQLITE_GROUP_READ === '1' ? 0o640 : 0o600);
     } catch {
       /* a file of another owner: its mode is theirs */
     }
@@ -302,6 +305,14 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
       if (fs.existsSync(target)) throw new Error(`${target} exists`);
       // SQLite's online backup: one consistent copy while writes go on
       await backup(db, target);
+      // the copy is one self-contained file: out of WAL mode, so opening it later (a restore's
+      // check, read only) leaves no -wal or -shm beside it
+      const copy = new Database(target);
+      try {
+        copy.exec('PRAGMA journal_mode = DELETE');
+      } finally {
+        copy.close();
+      }
       fs.chmodSync(target, 0o600);
       return { location: target };
     },

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createStore, isConditionFailed, cancellationReasons, type Store } from '../../lib/store';
-import { createSqliteStore } from '../../lib/store/sqlite';
+import { createSqliteStore, readSqliteCopy } from '../../lib/store/sqlite';
 import { getRecord, putRecord, queryRecords } from '../../lib/store/records';
 import { dynamoLocalDir } from '../../local/processes';
 
@@ -236,6 +236,9 @@ describe('the SQLite file', () => {
     await writer;
     a.close();
     expect(fs.statSync(location).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(path.dirname(location))).toEqual([path.basename(location)]); // one file
+    expect(readSqliteCopy(location).length).toBeGreaterThanOrEqual(200);
+    expect(fs.readdirSync(path.dirname(location))).toEqual([path.basename(location)]); // reading it leaves none beside it
     const copy = createSqliteStore(location);
     const sks = (await copy.query({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'W' } })).Items.map((it) => Number(it.sk));
     copy.close();
