@@ -98,8 +98,9 @@ class OfflineGateway {
     if (consoleApp) {
       const { loadConfig } = tsxRequire('../lib/config/index.ts', __filename);
       budgetMs = loadConfig(process.env).config.Concurrency.StartBudget * 1000;
-      // the console audits a refusal once a minute per reason, as its functions do (loaded at the first refusal)
-      record = (refusal) => tsxRequire('../lib/http/console-overload.ts', __filename).recordConsoleOverload(refusal);
+      // the console audits a refusal once a minute per reason, as its functions do; loaded now, at
+      // start: compiling it at the first refusal blocked this process (every request) for seconds
+      record = tsxRequire('../lib/http/console-overload.ts', __filename).recordConsoleOverload;
     }
     const byRoute = new Map();
     for (const [name, fn] of Object.entries(this.serverless.service.functions ?? {})) {
