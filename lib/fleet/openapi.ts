@@ -59,7 +59,7 @@ function operationOf(r: FleetRoute, tag: string): Operation {
     method: r.method,
     path: r.path,
     summary: r.summary,
-    description: `${r.description ?? r.summary}\n\nWho may call it: ${who(r)}`,
+    description: `${r.description ? `${r.description}\n\n` : ''}Who may call it: ${who(r)}`,
     tag,
     security: r.access === 'anonymous' ? [] : SIGNED_IN_SECURITY,
     params: r.params,
@@ -73,7 +73,7 @@ function operationOf(r: FleetRoute, tag: string): Operation {
 }
 
 function probeOperation(r: HealthRoute<unknown>, tag: string): Operation {
-  return { method: r.method, path: r.path, summary: r.summary, description: `${r.summary}\n\nWho may call it: Anonymous.`, tag, security: [], responses: { 200: probeAnswer }, errors: errorCodes(ALWAYS, r.errors) };
+  return { method: r.method, path: r.path, summary: r.summary, description: 'Who may call it: anyone (no credential).', tag, security: [], responses: { 200: probeAnswer }, errors: errorCodes(ALWAYS, r.errors) };
 }
 
 export interface FleetDocumentOptions {
