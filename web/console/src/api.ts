@@ -3,6 +3,7 @@
 // screen asks again, and a secret (LAPS or reset password) only lives in the component showing it.
 
 import { ApiFailure } from '../../shared/api-failure';
+import type { components } from './api/schema';
 
 export { ApiFailure, qs } from '../../shared/api-failure';
 
@@ -58,19 +59,13 @@ export const post = <T = any>(path: string, body?: unknown, headers?: Record<str
 export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
 export const del = <T = any>(path: string) => api<T>('DELETE', path);
 
-export interface Me {
-  username: string;
-  displayName?: string;
-  provider: string;
-  superAdministrator: boolean;
-  permissions: string[];
-  stepUpMode?: 'authenticator' | 'password' | 'none';
-  stepUpAt: string | null;
-  stepUpWindowSeconds: number;
-  /** the branding title, else the directory's domain */
-  instance?: string;
-  accentColour?: string;
-}
+type MeAnswer = components['schemas']['Me'];
+/**
+ * The signed-in operator (GET /api/auth/me), as the console's OpenAPI document declares it
+ * (./api/schema.ts, generated): a field the API drops or renames fails `npm run typecheck`. A
+ * screen may ask about any permission by name.
+ */
+export type Me = Omit<MeAnswer, 'permissions'> & { permissions: Array<MeAnswer['permissions'][number] | (string & {})> };
 
 /** Paint the instance's accent colour (#rrggbb), with black or white text on it, whichever reads better. */
 export function applyAccent(colour: string | undefined) {

@@ -1,4 +1,5 @@
 import { ApiFailure } from '../../shared/api-failure';
+import type { components } from './api/schema';
 
 export { ApiFailure, qs } from '../../shared/api-failure';
 
@@ -24,7 +25,7 @@ async function request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, 
   const h: Record<string, string> = { accept };
   const token = localToken();
   if (token) h.authorization = `Bearer ${token}`;
-  // every state-changing call is JSON, a DELETE without a body included (415 json_required otherwise)
+  // JSON on every state-changing call (the API asks it of a body and of every POST; a DELETE needs none)
   if (body !== undefined || method !== 'GET') h['content-type'] = 'application/json';
   let r: Response;
   try {
@@ -77,12 +78,8 @@ export async function download(path: string, opts: { method?: 'GET' | 'POST'; bo
 }
 
 export type Level = 'viewer' | 'operator';
-export interface Me {
-  username: string;
-  method: 'local' | 'access';
-  admin: boolean;
-  scope: { all: true } | { all: false; clients: Array<{ code: string; level: Level; sources: string[] }> };
-}
+/** The caller (GET /api/auth/me), as the fleet plane's OpenAPI document declares it (./api/schema.ts, generated). */
+export type Me = components['schemas']['FleetCaller'];
 
 /** The caller's level on a client: administrators operate everything. */
 export function levelOf(me: Me, code: string | null | undefined): Level | undefined {

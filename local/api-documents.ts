@@ -1,0 +1,6 @@
+import { consoleDocument } from '../functions/console/openapi';
+import { fleetDocument } from '../functions/fleet/openapi';
+
+// The two OpenAPI documents as the web apps' API types are generated from (local/api-types.ts):
+// the console's with every route (Helpdesk:Enabled) and no instance of its own (Production).
+export const apiDocuments = () => ({ console: consoleDocument({ helpdeskEnabled: true }), fleet: fleetDocument() });
