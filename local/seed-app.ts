@@ -5,6 +5,7 @@ import { setAuthenticator } from '../lib/auth/operators';
 import { putDelegation, putRole, type Assignee } from '../lib/authz/rights';
 import type { Permission } from '../lib/authz/permissions';
 import { issueSetupToken } from '../lib/setup';
+import { readSettings } from '../lib/setup/settings';
 import { DirectoryPool, LdapDirectory, type Directory } from '../lib/directory';
 import type { Store } from '../lib/store';
 import { ConsoleClient } from './console-client';
@@ -83,7 +84,17 @@ export function seedDirectory(seed: DirectorySeed): Directory {
   return new LdapDirectory(pool, seed.baseDn, async () => ({ user: creds.upn, password: creds.password }));
 }
 
-export async function seedConsole(store: Store, masterKey: Buffer, consoleUrl: string, seed: DirectorySeed): Promise<StackAccount[]> {
+/**
+ * `dcs`: the DCs as the console reaches them when that differs from this host (a container on a
+ * bridge network reaches them through a forwarder, by name: tests/containers/isolation.test.ts).
+ */
+export async function seedConsole(store: Store, masterKey: Buffer, consoleUrl: string, seed: DirectorySeed, opts: { dcs?: Array<{ name: string; url: string }> } = {}): Promise<StackAccount[]> {
+  // a kept store (npm start's SQLite files, from an earlier start) is configured already: its
+  // roles, delegations, operators and audit are the user's now; only the accounts are listed again
+  if (await readSettings(store)) {
+    log('the store is configured already (kept from an earlier start): setup and seed data left as they are');
+    return seedAccounts(totpSecrets(), seed);
+  }
   const token = await issueSetupToken(store);
   log(`setup token issued (used at once for the seeded directory)`);
   const client = new ConsoleClient(consoleUrl);
@@ -93,7 +104,7 @@ export async function seedConsole(store: Store, masterKey: Buffer, consoleUrl: s
     '/api/setup',
     {
       domain: seed.domain,
-      dcs: seed.dcs.map((d) => ({ name: d.name, url: d.url })),
+      dcs: opts.dcs ?? seed.dcs.map((d) => ({ name: d.name, url: d.url })),
       caPem: fs.readFileSync(seed.caFile, 'utf8'),
       readAccount: { user: seed.technicalAccounts.read.upn, password: seed.technicalAccounts.read.password },
       writeAccount: { user: seed.technicalAccounts.write.upn, password: seed.technicalAccounts.write.password },
@@ -128,12 +139,18 @@ export async function seedConsole(store: Store, masterKey: Buffer, consoleUrl: s
   await putDelegation(store, { id: 'approver-managed', roleId: 'approver', scope: await scope('Managed'), assignees: [await group('GG-Approvers')] });
 
   const secrets = totpSecrets();
-  const accounts: StackAccount[] = [];
   for (const [name, o] of Object.entries(OPERATORS)) {
+    const u = seed.users.find((x) => x.username === name)!;
+    if (o.totp) await setAuthenticator(store, masterKey, u.guid, name, secrets[name]);
+  }
+  return seedAccounts(secrets, seed);
+}
+
+/** The seeded operators as `npm start` prints them. */
+function seedAccounts(secrets: Record<string, string>, seed: DirectorySeed): StackAccount[] {
+  return Object.entries(OPERATORS).map(([name, o]) => {
     const u = seed.users.find((x) => x.username === name);
     if (!u) throw new Error(`seed user ${name} missing`);
-    if (o.totp) await setAuthenticator(store, masterKey, u.guid, name, secrets[name]);
-    accounts.push({ username: name, password: u.password, ...(o.totp ? { totpSecret: secrets[name] } : {}), roles: o.roles, note: o.note });
-  }
-  return accounts;
+    return { username: name, password: u.password, ...(o.totp ? { totpSecret: secrets[name] } : {}), roles: o.roles, note: o.note };
+  });
 }

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../../lib/crypto/seal';
-import { createConsole } from '../../lib/fleet/consoles';
+import { createConsole, listConsoles } from '../../lib/fleet/consoles';
 import { storeOfEnvironment, type Store } from '../../lib/store';
-import { putRecord } from '../../lib/store/records';
+import { deleteRecord, putRecord } from '../../lib/store/records';
 import { log, ROOT, RUN_DIR, startProcess, stopRecorded, waitFor, portOpen } from '../processes';
 
 // npm start: the local console registered with the local fleet, so the fleet's dashboard shows a
@@ -29,6 +29,9 @@ export async function linkLocalConsole(opts: { consoleUrl: string; consoleStore:
   await putRecord(opts.consoleStore, 'INSTANCE', 'FLEET_TOKEN', { hash: sha256Hex(token), issuedAt: new Date().toISOString() });
   const url = `https://127.0.0.1:${CONSOLE_HTTPS_PORT}`;
   const fleetStore = storeOfEnvironment(opts.fleetStore);
+  // a kept fleet store (an earlier npm start) holds this console's registration with the token of
+  // that start: it is replaced, not doubled
+  for (const c of await listConsoles(fleetStore)) if (c.url === url) await deleteRecord(fleetStore, 'CONSOLE', c.id);
   const rec = await createConsole(fleetStore, opts.masterKey, { clientCode: 'acme', url, token });
   log(`fleet: the local console is registered as ${url} (client acme), polled every minute`);
   return { url, id: rec.id };
