@@ -72,7 +72,7 @@ export function consolePipelineErrors(r: Route): ErrorCodes {
 
 function who(r: Route, development: boolean): string {
   if (r.access === 'anonymous') return 'Anonymous.';
-  if (r.access === 'bearer') return "The fleet plane's bearer token (Fleet:AccessToken).";
+  if (r.access === 'bearer') return "The fleet plane's bearer token (the admin CLI's issue-fleet-token).";
   if (r.access === 'presession') return STATE_CHANGING.has(r.method) ? 'Anonymous, with the pre-session of GET /api/auth/antiforgery: its cookie and its CSRF token.' : 'Anonymous.';
   const parts = [r.permission ? `A signed-in operator holding \`${r.permission}\`` : 'Any signed-in operator'];
   if (r.openInDevelopment) parts.push(development ? 'open to anyone in Development (this instance)' : 'open to anyone in Development');
@@ -144,7 +144,7 @@ export function consoleOpenApiDocument(groups: ConsoleRouteGroup[], opts: Consol
     securitySchemes: {
       session: { type: 'apiKey', in: 'cookie', name: '__Host-hdc', description: 'the session cookie set by POST /api/auth/login or POST /api/auth/access' },
       csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-TOKEN', description: "the session's CSRF token (csrfToken of the sign-in answer, or GET /api/auth/antiforgery), required on POST, PUT and DELETE" },
-      fleetToken: { type: 'http', scheme: 'bearer', description: "the fleet plane's read-only token (Fleet:AccessToken)" },
+      fleetToken: { type: 'http', scheme: 'bearer', description: "the fleet plane's read-only token (`npm run admin -- issue-fleet-token`; a new one replaces the old)" },
       accessPlatform: { type: 'apiKey', in: 'header', name: opts.accessHeader ?? 'Teleport-Jwt-Assertion', description: "the access platform's JWT, added by its proxy (header Authentication:Access:Header, default Teleport-Jwt-Assertion)" },
     },
     operations,
