@@ -939,7 +939,7 @@ export type paths = {
         };
         /**
          * Read-only status for the fleet plane (bearer token only)
-         * @description Who may call it: The fleet plane's bearer token (Fleet:AccessToken).
+         * @description Who may call it: The fleet plane's bearer token (the admin CLI's issue-fleet-token).
          */
         get: operations["getFleetV1Status"];
         put?: never;
