@@ -25,11 +25,11 @@ export const COMMANDS: Record<string, Command> = {
   },
   backup: {
     usage: 'backup',
-    help: 'write a consistent copy of the database (every item, consistent reads) as one JSON-lines file (mode 0600) under Database:BackupFolder and print its path; audited database.backup',
+    help: 'write a consistent copy of the database under Database:BackupFolder (mode 0600) and print its path: on the embedded store one SQLite file (its online backup, taken while writes go on), on DynamoDB one JSON-lines file; audited database.backup',
   },
   'restore-database': {
     usage: 'restore-database <file> --confirm',
-    help: 'replace every item of the database with those of a copy written by backup (the console must be stopped: the container restore does it); audited database.restored',
+    help: 'replace every item of the database with those of a copy written by backup, a SQLite file or JSON lines (the console must be stopped: the container restore does it); audited database.restored',
   },
   migrate: {
     usage: 'migrate',
