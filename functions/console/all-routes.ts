@@ -4,6 +4,7 @@ import { routes as accessSettings } from './access-settings';
 import { routes as adminApprovals } from './admin-approvals';
 import { routes as adminBaseline } from './admin-baseline';
 import { routes as adminDelegations } from './admin-delegations';
+import { routes as adminDirectory } from './admin-directory';
 import { routes as adminOperators } from './admin-operators';
 import { routes as adminRoles } from './admin-roles';
 import { routes as adminSuperAdministrators } from './admin-super-administrators';
@@ -26,6 +27,7 @@ export const consoleRoutes = {
   'admin-approvals': adminApprovals,
   'admin-baseline': adminBaseline,
   'admin-delegations': adminDelegations,
+  'admin-directory': adminDirectory,
   'admin-operators': adminOperators,
   'admin-roles': adminRoles,
   'admin-super-administrators': adminSuperAdministrators,
@@ -60,6 +62,7 @@ const TAGS: Array<[keyof typeof consoleRoutes, string, string]> = [
   ['diagnostics', 'Diagnostics', 'Checks of the directory, the CA, the password service, LAPS and sign-in'],
   ['admin-roles', 'Roles', 'Console roles'],
   ['admin-delegations', 'Delegations', 'Delegations and the delegation export (rights models and scripts)'],
+  ['admin-directory', 'Directory pickers', 'The OU tree and the user and group search the delegation editor picks from'],
   ['admin-super-administrators', 'Super administrators', 'Holders of the built-in Super administrator role'],
   ['admin-operators', 'Operators', "Operators' records, authenticators, the protection list and the LAPS account"],
   ['admin-approvals', 'Approval settings', 'Approval settings and notification channels'],

@@ -255,10 +255,10 @@ describe('reserved concurrency (issue 28)', () => {
       expect([s, uncapped]).toEqual([s, []]);
     }
   });
-  it('reserves 93 for a console and 10 for its password service (103 per client), 86 for the fleet plane', () => {
+  it('reserves 95 for a console and 10 for its password service (105 per client), 86 for the fleet plane', () => {
     const c = reserved(t.console);
     expect([c.ConsoleComputers, c.ConsoleUsers, c.ConsoleGroups, c.ConsoleAuth, c.ConsoleApprovals, c.ApprovalsExpiry]).toEqual([10, 10, 10, 10, 5, 1]);
-    expect(sum(c)).toBe(93);
+    expect(sum(c)).toBe(95);
     expect(reserved(t['password-service'])).toEqual({ PasswordService: 10 });
     const f = reserved(t.fleet);
     expect(f.FleetPoll).toBe(3); // one scheduled run and the queue's maximumConcurrency 2
