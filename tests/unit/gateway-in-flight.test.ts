@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { createGateway, type Handler } from '../../lib/gateway/server';
 import { InFlightLimit } from '../../lib/gateway/in-flight';
-import type { ServiceMap } from '../../lib/gateway/service-map';
+import path from 'node:path';
+import { readServiceMap, type ServiceMap } from '../../lib/gateway/service-map';
 
 // In-flight requests per function on the container gateway (issue 28), capped at the function's
 // reserved concurrency the way Lambda caps its instances: the others wait their turn within the
@@ -52,6 +53,19 @@ describe('InFlightLimit', () => {
     expect(late).toBeUndefined();
     b();
     (await queued)!();
+  });
+});
+
+describe('the reserved concurrency a container reads from the service files', () => {
+  const ROOT = path.resolve(__dirname, '../..');
+  it('resolves ${self:custom.concurrency.*} for every function of the console, the password service and the fleet plane', () => {
+    const console_ = readServiceMap(path.join(ROOT, 'serverless.yml'), () => 'rate(5 minutes)');
+    const byName = Object.fromEntries(console_.functions.map((f) => [f.name, f.reservedConcurrency]));
+    expect(byName).toMatchObject({ consoleComputers: 10, consoleUsers: 10, consoleAuth: 10, consoleApprovals: 5, approvalsExpiry: 1 });
+    for (const file of ['serverless.yml', 'serverless.password-service.yml', 'serverless.fleet.yml']) {
+      const map = readServiceMap(path.join(ROOT, file), () => 'rate(5 minutes)');
+      expect([file, map.functions.filter((f) => !f.reservedConcurrency).map((f) => f.name)]).toEqual([file, []]);
+    }
   });
 });
 
