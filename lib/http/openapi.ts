@@ -122,22 +122,25 @@ function successResponse(status: number, answer: Answer | readonly Answer[], sch
   const alternatives: readonly Answer[] = Array.isArray(answer) ? answer : [answer as Answer];
   const content: Record<string, unknown> = {};
   const descriptions: string[] = [];
-  let headers: Record<string, HeaderDecl> = {};
+  const declared: Array<Record<string, HeaderDecl>> = [];
   for (const a of alternatives) {
     if (isNoContent(a)) {
       descriptions.push(a.none);
-      headers = { ...headers, ...a.headers };
+      declared.push(a.headers ?? {});
     } else if (isFileAnswer(a)) {
       descriptions.push(a.description);
-      headers = { ...headers, ...a.headers };
+      declared.push(a.headers ?? {});
       content[a.file] = { schema: a.file === 'application/zip' ? { type: 'string', contentMediaType: 'application/zip' } : { type: 'string' } };
     } else {
       const j = isJsonAnswer(a) ? a : { json: a as z.ZodType };
       if (j.description) descriptions.push(j.description);
-      headers = { ...headers, ...j.headers };
+      declared.push(j.headers ?? {});
       content['application/json'] = { schema: schemas.convert(j.json, 'output') };
     }
   }
+  // headers are per status: one that only some alternatives send (a zip's name) is not required
+  const headers: Record<string, HeaderDecl> = {};
+  for (const d of declared) for (const [name, h] of Object.entries(d)) headers[name] = { ...h, required: declared.every((x) => x[name]?.required) };
   return {
     description: descriptions.join('; ') || REASONS[status] || 'Success',
     headers: headersOf(headers),

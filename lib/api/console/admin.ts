@@ -13,7 +13,8 @@ const count = z.union([z.literal(1), z.literal(2)]);
 export const role = z
   .object({ id: z.string(), name: z.string(), permissions: z.array(permission), builtIn: z.boolean(), readOnly: z.boolean(), version: z.number().optional() })
   .meta({ id: 'Role', description: 'A role: the built-in Super administrator (read-only) or a custom one; `version` for the next save' });
-export const roles = z.object({ roles: z.array(role) });
+/** The roles list also names the delegations that use each custom role (a role in use cannot be deleted). */
+export const roles = z.object({ roles: z.array(role.extend({ delegations: z.array(z.string()).optional() })) });
 export const roleSaved = z.object({ role: role.required({ version: true }) });
 
 /** An OU by its DN now and its objectGUID. */

@@ -149,7 +149,8 @@ export const alerts = z.object({
       alert: alert.nullable(),
       channelId: z.string().optional(),
       quiet: z.enum(['acknowledged', 'silenced']).optional(),
-      deliveries: z.array(z.object({ channelId: z.string(), name: z.string(), type: z.string(), ok: z.boolean(), status: z.number().optional(), error: z.string().optional(), at: z.string() })),
+      /** administrators only */
+      deliveries: z.array(z.object({ channelId: z.string(), name: z.string(), type: z.string(), ok: z.boolean(), status: z.number().optional(), error: z.string().optional(), at: z.string() })).optional(),
     }),
   ),
   lastEvaluationAt: z.string().nullable(),
