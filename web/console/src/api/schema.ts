@@ -150,6 +150,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/directory/ous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The managed OUs and every OU below them (Tier 0/1 OUs left out): what a delegation scope may name, in tree order
+         * @description Who may call it: A signed-in operator holding `settings.manage`.
+         */
+        get: operations["getAdminDirectoryOus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/directory/principals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users and security groups of the domain whose login, name or display name starts with q (2 characters at least; 20 at most)
+         * @description Who may call it: A signed-in operator holding `settings.manage`.
+         */
+        get: operations["getAdminDirectoryPrincipals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/laps-account": {
         parameters: {
             query?: never;
@@ -2308,6 +2348,18 @@ export type components = {
             guid: string;
             username: string;
         };
+        /** @description An OU a scope may name; path: the names from its managed OU down */
+        OuNode: {
+            depth: number;
+            dn: string;
+            guid: string;
+            name: string;
+            path: string;
+        };
+        OuTree: {
+            ous: components["schemas"]["OuNode"][];
+            truncated: boolean;
+        };
         /** @description The generated password, shown once */
         PasswordReset: {
             code?: string;
@@ -2315,14 +2367,18 @@ export type components = {
             outcome: "succeeded" | "partial";
             password: string;
         };
-        /** @description A role: the built-in Super administrator (read-only) or a custom one; `version` for the next save */
-        Role: {
-            builtIn: boolean;
-            id: string;
+        /** @description A user or a security group: name is its sAMAccountName, where its OU path */
+        PrincipalHit: {
+            displayName: string | null;
+            guid: string;
+            /** @enum {string} */
+            kind: "user" | "group";
             name: string;
-            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
-            readOnly: boolean;
-            version?: number;
+            where: string;
+        };
+        PrincipalHits: {
+            items: components["schemas"]["PrincipalHit"][];
+            truncated: boolean;
         };
         /** @description the new session (cookie __Host-hdc) and its CSRF token */
         SignedIn: {
@@ -3525,6 +3581,212 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "authz_changed_concurrently";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAdminDirectoryOus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OuTree"];
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: forbidden */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: not_configured */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_configured";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAdminDirectoryPrincipals: {
+        parameters: {
+            query?: {
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalHits"];
+                };
+            };
+            /** @description Bad request: validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: forbidden */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "forbidden";
                     } & {
                         [key: string]: unknown;
                     };
@@ -4803,7 +5065,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        roles: components["schemas"]["Role"][];
+                        roles: {
+                            builtIn: boolean;
+                            delegations?: string[];
+                            id: string;
+                            name: string;
+                            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
+                            readOnly: boolean;
+                            version?: number;
+                        }[];
                     };
                 };
             };

@@ -1544,7 +1544,7 @@ export interface operations {
                             alert: components["schemas"]["Alert"] | null;
                             at: string;
                             channelId?: string;
-                            deliveries: {
+                            deliveries?: {
                                 at: string;
                                 channelId: string;
                                 error?: string;
@@ -7060,7 +7060,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description attachment; filename="…": the name to save the file under */
-                    "Content-Disposition": string;
+                    "Content-Disposition"?: string;
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
