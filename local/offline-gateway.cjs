@@ -100,7 +100,9 @@ class OfflineGateway {
       budgetMs = loadConfig(process.env).config.Concurrency.StartBudget * 1000;
       // the console audits a refusal once a minute per reason, as its functions do; loaded now, at
       // start: compiling it at the first refusal blocked this process (every request) for seconds
-      record = tsxRequire('../lib/http/console-overload.ts', __filename).recordConsoleOverload;
+      const overloads = tsxRequire('../lib/http/console-overload.ts', __filename);
+      overloads.prepareConsoleOverload();
+      record = overloads.recordConsoleOverload;
     }
     const byRoute = new Map();
     for (const [name, fn] of Object.entries(this.serverless.service.functions ?? {})) {

@@ -15,3 +15,16 @@ export function recordConsoleOverload(refusal: OverloadRefusal): void {
   }
   void recordOverload(rt, refusal);
 }
+
+/**
+ * Build the console's runtime (configuration, store, audit chain) ahead of the first refusal: the
+ * local gateway calls this at start, since building it at the first refusal of a burst blocked the
+ * gateway process (and so every request in it) while the burst went on.
+ */
+export function prepareConsoleOverload(): void {
+  try {
+    void runtime().store.ping().catch(() => undefined);
+  } catch {
+    /* no usable configuration: refusals are logged only */
+  }
+}
