@@ -105,7 +105,9 @@ async function main() {
   const config = loadConfig({}).config;
   // the rate window allows 5 operations per computer per 10 minutes: the bench empties the
   // windows of its own targets (on this local stack only) so both paths measure as many rounds as asked
-  const clearWindows = () => Promise.all(targets.map((t) => store.delete({ Key: windowKey(lapsWindow(config, t.guid)) })));
+  // the LAPS windows are the password service's: in its own store (its SQLite file; the shared table on DynamoDB)
+  const serviceStore = storeOfEnvironment(stack.stores.passwordService);
+  const clearWindows = () => Promise.all(targets.map((t) => serviceStore.delete({ Key: windowKey(lapsWindow(config, t.guid)) })));
 
   /**
    * DynamoDB Local's JVM JIT-compiles for its first thousand or so requests of a kind: until then
@@ -207,10 +209,10 @@ async function main() {
     console.log(`samples               ${r.reveal.length}   (after ${storeWarmup} store warm-up rounds and ${WARMUP_ROUNDS * targets.length} reveals not counted: the store's JIT, connections, caches)`);
     console.log(`reveal round trip     median ${median(r.reveal).toFixed(1)} ms   (console → password service → directory)`);
     console.log(`raw ldapts read       median ${median(r.raw).toFixed(1)} ms   (LDAPS connect + bind + read + unbind)`);
-    console.log(`ratio reveal / raw    ${(median(r.reveal) / median(r.raw)).toFixed(2)}   (target ≤ 2)`);
+    console.log(`ratio reveal / raw    ${(median(r.reveal) / median(r.raw)).toFixed(2)}   (target ≤ ${stack.storeKind === 'sqlite' ? '1.5 on the embedded store' : '2 on DynamoDB Local'})`);
     console.log(`floors measured in the same rounds`);
     console.log(`  signed-in GET /api/auth/me        median ${median(r.signedIn).toFixed(1)} ms   (gateway + session + settings + rights, no directory)`);
-    console.log(`  DynamoDB transaction (2 puts)     median ${median(r.storeWrite).toFixed(1)} ms   (the reveal waits on 2 in a row: the service's admission, the console's audit)`);
+    console.log(`  store transaction (2 puts)        median ${median(r.storeWrite).toFixed(1)} ms   (the reveal waits on 2 in a row: the service's admission, the console's audit)`);
     const consoleT = timings(logs.console);
     const serviceT = timings(logs.service);
     const rows: Record<string, number[]> = {};
@@ -232,7 +234,8 @@ async function main() {
     for (const [k, v] of Object.entries(rows)) console.log(`  ${k.padEnd(72)} ${median(v).toFixed(1).padStart(7)}`);
   }
 
-  const storeWarmup = await warmStore();
+  // DynamoDB Local's JIT needs its warm-up; the embedded store has no such phase
+  const storeWarmup = stack.storeKind === 'dynamodb' ? await warmStore() : 0;
   const offline = PATHS.includes('offline') ? await measure(c, 'serverless-offline') : undefined;
   const gw = await startGateways(stack);
   let gateway: PathResult;
