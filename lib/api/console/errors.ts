@@ -38,7 +38,7 @@ export const ROLE_EDITOR: ErrorCodes = {
 };
 /** The delegation editor's refusals (lib/authz/admin.ts). */
 export const DELEGATION_EDITOR: ErrorCodes = {
-  400: ['assignee_not_found', 'assignee_not_security_group', 'invalid_id', 'ou_in_tier', 'ou_not_found', 'ou_not_managed', 'role_not_delegable', 'role_not_found'],
+  400: ['assignee_not_found', 'assignee_not_security_group', 'invalid_id', 'not_an_ou', 'ou_in_tier', 'ou_not_below_domain_root', 'ou_not_found', 'ou_not_managed', 'role_not_delegable', 'role_not_found'],
   503: ['directory_unavailable'],
 };
 /** Saving roles and delegations: one revision moves with every change; a change widening its author's rights needs an approval (decision 26). */
