@@ -2891,7 +2891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: assignee_kind_mismatch, assignee_not_found, assignee_not_security_group, baseline_invalid, body_too_large, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_role, groups_read_required, invalid_id, invalid_import_file, invalid_json, ou_in_tier, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, unknown_permission, users_read_required, users_rename_required, validation_failed */
+            /** @description Bad request: assignee_kind_mismatch, assignee_not_found, assignee_not_security_group, baseline_invalid, body_too_large, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_role, groups_read_required, invalid_id, invalid_import_file, invalid_json, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, unknown_permission, users_read_required, users_rename_required, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2900,7 +2900,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "assignee_kind_mismatch" | "assignee_not_found" | "assignee_not_security_group" | "baseline_invalid" | "body_too_large" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_role" | "groups_read_required" | "invalid_id" | "invalid_import_file" | "invalid_json" | "ou_in_tier" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
+                        code: "assignee_kind_mismatch" | "assignee_not_found" | "assignee_not_security_group" | "baseline_invalid" | "body_too_large" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_role" | "groups_read_required" | "invalid_id" | "invalid_import_file" | "invalid_json" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -3379,7 +3379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: assignee_not_found, assignee_not_security_group, body_too_large, csrf_token_invalid, csrf_token_missing, invalid_id, invalid_json, ou_in_tier, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, validation_failed */
+            /** @description Bad request: assignee_not_found, assignee_not_security_group, body_too_large, csrf_token_invalid, csrf_token_missing, invalid_id, invalid_json, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -3388,7 +3388,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "assignee_not_found" | "assignee_not_security_group" | "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_id" | "invalid_json" | "ou_in_tier" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "validation_failed";
+                        code: "assignee_not_found" | "assignee_not_security_group" | "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_id" | "invalid_json" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -5944,7 +5944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalRequest"];
                 };
             };
-            /** @description Bad request: action_not_approvable, action_not_available, assignee_not_found, assignee_not_security_group, body_too_large, bulk_sources_differ, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_target, groups_read_required, invalid_id, invalid_json, invalid_parameters, ou_in_tier, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, ticket_required, too_many_targets, unknown_permission, users_read_required, users_rename_required, validation_failed */
+            /** @description Bad request: action_not_approvable, action_not_available, assignee_not_found, assignee_not_security_group, body_too_large, bulk_sources_differ, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_target, groups_read_required, invalid_id, invalid_json, invalid_parameters, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, ticket_required, too_many_targets, unknown_permission, users_read_required, users_rename_required, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -5953,7 +5953,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "action_not_approvable" | "action_not_available" | "assignee_not_found" | "assignee_not_security_group" | "body_too_large" | "bulk_sources_differ" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_target" | "groups_read_required" | "invalid_id" | "invalid_json" | "invalid_parameters" | "ou_in_tier" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "ticket_required" | "too_many_targets" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
+                        code: "action_not_approvable" | "action_not_available" | "assignee_not_found" | "assignee_not_security_group" | "body_too_large" | "bulk_sources_differ" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_target" | "groups_read_required" | "invalid_id" | "invalid_json" | "invalid_parameters" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "ticket_required" | "too_many_targets" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6184,7 +6184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: assignee_not_found, assignee_not_security_group, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_member, groups_read_required, invalid_id, member_not_allowed, no_member_change, ou_in_tier, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, unknown_permission, users_read_required, users_rename_required, validation_failed */
+            /** @description Bad request: assignee_not_found, assignee_not_security_group, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_member, groups_read_required, invalid_id, member_not_allowed, no_member_change, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, unknown_permission, users_read_required, users_rename_required, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6193,7 +6193,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "assignee_not_found" | "assignee_not_security_group" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "groups_read_required" | "invalid_id" | "member_not_allowed" | "no_member_change" | "ou_in_tier" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
+                        code: "assignee_not_found" | "assignee_not_security_group" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "groups_read_required" | "invalid_id" | "member_not_allowed" | "no_member_change" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
