@@ -136,7 +136,7 @@ const silence = defineFleetRoute({
   access: 'signed-in',
   body: silenceInputSchema,
   responses: { 201: A.silence },
-  errors: { 404: ['not_found'] },
+  errors: { 400: ['unknown_client'], 404: ['not_found'] },
   async authorize(ctx) {
     ctx.addressed = { clientCode: await silenceClientOf(ctx), resource: undefined };
   },
