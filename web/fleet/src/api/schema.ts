@@ -2556,7 +2556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Silence"];
                 };
             };
-            /** @description Bad request: body_too_large, invalid_json, validation_failed */
+            /** @description Bad request: body_too_large, invalid_json, unknown_client, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -2565,7 +2565,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "invalid_json" | "validation_failed";
+                        code: "body_too_large" | "invalid_json" | "unknown_client" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
