@@ -72,28 +72,24 @@ export function operationIdOf(method: string, path: string): string {
 
 type JsonSchema = Record<string, unknown>;
 
-/** Zod schemas to JSON Schema, their named parts (`.meta({ id })`) as shared components. */
+/**
+ * Zod schemas to JSON Schema, their named parts (`.meta({ id })`) as shared components: an answer's
+ * under its id, a request's under `<id>Input` (the two forms of one schema may differ: defaults,
+ * closed objects). One id naming two different schemas is an error, not a silent overwrite.
+ */
 class Schemas {
   readonly components: Record<string, JsonSchema> = {};
 
   convert(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     const { $schema: _, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
-    const names = new Map<string, string>();
-    for (const [id, def] of Object.entries($defs ?? {})) names.set(id, this.component(id, def, io));
-    for (const [id, def] of Object.entries($defs ?? {})) this.components[names.get(id)!] = rewriteRefs(def, names) as JsonSchema;
-    return rewriteRefs(root, names) as JsonSchema;
-  }
-
-  /** The component name of a named schema: its id, or `<id>Input` when the request form differs. */
-  private component(id: string, def: JsonSchema, io: 'input' | 'output'): string {
-    const name = io === 'input' ? `${id}Input` : id;
-    const existing = this.components[io === 'input' ? id : name];
-    if (io === 'input' && existing && JSON.stringify(existing) === JSON.stringify(def)) return id;
-    if (this.components[name] && JSON.stringify(this.components[name]) !== JSON.stringify(def)) {
-      // two schemas under one id would describe one of them wrongly
-      if (JSON.stringify(rewriteRefs(def, new Map())) !== JSON.stringify(this.components[name])) throw new Error(`OpenAPI: two different schemas are named ${id}`);
+    const names = new Map(Object.keys($defs ?? {}).map((id) => [id, io === 'input' ? `${id}Input` : id]));
+    for (const [id, def] of Object.entries($defs ?? {})) {
+      const name = names.get(id)!;
+      const component = rewriteRefs(def, names) as JsonSchema;
+      if (this.components[name] && JSON.stringify(this.components[name]) !== JSON.stringify(component)) throw new Error(`OpenAPI: two different schemas are named ${id}`);
+      this.components[name] = component;
     }
-    return name;
+    return rewriteRefs(root, names) as JsonSchema;
   }
 }
 
