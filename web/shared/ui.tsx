@@ -1,48 +1,15 @@
-import { createContext, useCallback, useContext, useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { say } from './words';
+import { useCallback, useEffect, useRef, useState } from 'react';
 
-// Pieces both web apps (web/console, web/fleet) use the same way: the modal dialog, an error in
-// words, the busy flag of an action, the router (History API, no library), dates.
+// The UI kit both web apps (web/console, web/fleet) import: the router, the app frame, dialogs
+// (with focus return) and confirmations, lists that become cards on a phone, loading, empty and
+// error states, the busy flag of an action, dates.
 
-export function Modal({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const id = useId();
-  useEffect(() => {
-    const d = ref.current!;
-    if (!d.open) d.showModal();
-    return () => {
-      if (d.open) d.close();
-    };
-  }, []);
-  return (
-    <dialog
-      ref={ref}
-      className={wide ? 'wide' : undefined}
-      aria-labelledby={id}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
-      <div className="dialog-head">
-        <h2 id={id}>{title}</h2>
-        <button type="button" className="ghost" aria-label="Close dialog" onClick={onClose}>
-          ×
-        </button>
-      </div>
-      {children}
-    </dialog>
-  );
-}
-
-export function ErrorText({ error }: { error: unknown }) {
-  if (!error) return null;
-  return (
-    <p role="alert" className="error">
-      {say(error)}
-    </p>
-  );
-}
+export { Link, RouterProvider, useRoute } from './router';
+export { AppShell } from './shell';
+export { ConfirmProvider, Modal, useConfirm, type ConfirmOptions } from './dialog';
+export { Busy, Empty, ErrorState, ErrorText, Loaded, Loading, correlationOf } from './states';
+export { DataTable, type Column } from './table';
+export { ago, when } from './format';
 
 /** Run an async action with a busy flag and its error in words. */
 export function useAction() {
@@ -63,69 +30,31 @@ export function useAction() {
   return { busy, error, setError, run };
 }
 
-// ---- router: the History API, no library -------------------------------------------------
-const RouteCtx = createContext<{ path: string; go: (p: string, replace?: boolean) => void }>({ path: '/', go: () => undefined });
-export function RouterProvider({ children }: { children: ReactNode }) {
-  const [path, setPath] = useState(location.pathname + location.search);
-  useEffect(() => {
-    const on = () => setPath(location.pathname + location.search);
-    addEventListener('popstate', on);
-    return () => removeEventListener('popstate', on);
-  }, []);
-  const go = useCallback((p: string, replace = false) => {
-    if (replace) history.replaceState(null, '', p);
-    else history.pushState(null, '', p);
-    setPath(p);
-    scrollTo(0, 0);
-  }, []);
-  return <RouteCtx.Provider value={{ path, go }}>{children}</RouteCtx.Provider>;
-}
-export const useRoute = () => useContext(RouteCtx);
-/**
- * A link of the app. It is the current page (aria-current) on its path and the paths below it,
- * unless `exact`; `alsoUnder` names other sections it stands for (the fleet's consoles under Clients).
- */
-export function Link({ to, children, className, exact, alsoUnder }: { to: string; children: ReactNode; className?: string; exact?: boolean; alsoUnder?: string[] }) {
-  const { go, path } = useRoute();
-  const here = path.split('?')[0];
-  const below = (p: string) => p !== '/' && here.startsWith(`${p}/`);
-  const current = path === to || here === to || (!exact && below(to)) || (alsoUnder ?? []).some(below);
-  return (
-    <a
-      href={to}
-      className={className}
-      aria-current={current ? 'page' : undefined}
-      onClick={(e) => {
-        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
-        e.preventDefault();
-        go(to);
-      }}
-    >
-      {children}
-    </a>
-  );
-}
-
-export const when = (iso?: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
-
 /**
  * Load what one tab (or list) shows, again whenever `key` changes; an answer that arrives after
  * the user moved on is dropped, so a slow answer for the previous tab never fills the current one.
+ * `reload()` asks again for the same key (Retry, or after a change).
  */
-export function useLoaded<T>(key: string | undefined, load: (key: string) => Promise<T>): { data?: T; error?: unknown } {
-  const [state, setState] = useState<{ data?: T; error?: unknown }>({});
+export function useLoaded<T>(key: string | undefined, load: (key: string) => Promise<T>): { data?: T; error?: unknown; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: key !== undefined });
+  const [round, setRound] = useState(0);
+  const last = useRef(key);
   useEffect(() => {
-    setState({});
+    // another key: what the last one showed goes; the same key again (reload): it stays until the answer
+    const same = last.current === key;
+    last.current = key;
+    setState((s) => ({ data: same ? s.data : undefined, loading: key !== undefined }));
     if (key === undefined) return;
     let current = true;
     load(key).then(
-      (data) => current && setState({ data }),
-      (error: unknown) => current && setState({ error }),
+      (data) => current && setState({ data, loading: false }),
+      (error: unknown) => current && setState((s) => ({ data: same ? s.data : undefined, error, loading: false })),
     );
     return () => {
       current = false;
     };
-    // `load` is a new function on every render: the key alone decides when to load again
-  }, [key]);
-  return state;
+    // `load` is a new function on every render: the key (and a reload) alone decide when to load again
+  }, [key, round]);
+  const reload = useCallback(() => setRound((r) => r + 1), []);
+  return { ...state, reload };
 }

@@ -34,7 +34,8 @@ export const WORDS: Record<string, string> = {
   csrf_token_invalid: 'The page security token expired. Try again.',
   cross_site_request: 'This request came from another site and was refused.',
   network_error: 'The console cannot be reached. Check your connection and try again.',
-  internal_error: 'Something went wrong on the console. Give the correlation id to your administrator.',
+  internal_error: 'Something went wrong on the console.',
+  service_unreachable: 'The console does not answer right now. Try again in a moment.',
   body_too_large: 'What you sent is too large.',
   invalid_json: 'The request could not be read.',
   json_required: 'The request could not be read.',
@@ -212,19 +213,22 @@ export function addWords(words: Record<string, string>) {
 }
 
 /** The words for a failure, with what its details add (time left, field errors, correlation id). */
-export function say(err: unknown): string {
+export function say(err: unknown, opts: { withCorrelation?: boolean } = {}): string {
   // an ApiFailure of ./api (not imported: this table is also read by the unit tests, under Node)
   const e = err as { status?: number; code?: unknown; body?: Record<string, any> };
   if (!e || typeof e.code !== 'string' || typeof e.status !== 'number' || !e.body) return 'Something went wrong.';
   if (e.code === 'cancelled') return 'Cancelled: nothing was done.';
+  const word = (c: string) => overrides[c] ?? WORDS[c];
   const withReason = typeof e.body.reason === 'string' ? overrides[`${e.code}:${e.body.reason}`] : undefined;
-  const base = withReason ?? overrides[e.code] ?? WORDS[e.code] ?? WORDS[e.code.split(':')[0]] ?? (e.status >= 500 ? WORDS.internal_error : `Refused (${e.code}).`);
+  // a gateway's own 5xx (no JSON body of ours): the service is not answering
+  const unreachable = /^http_5\d\d$/.test(e.code) ? `${word('service_unreachable')} (HTTP ${e.status})` : undefined;
+  const base = withReason ?? unreachable ?? word(e.code) ?? word(e.code.split(':')[0]) ?? (e.status >= 500 ? word('internal_error') : `Refused (${e.code}).`);
   const extra: string[] = [];
   if (typeof e.body.retryAfterSeconds === 'number') extra.push(`Try again in ${duration(e.body.retryAfterSeconds)}.`);
   else if (e.code === 'rate_limited') extra.push('Try again within 10 minutes, when the oldest of them leaves the window.');
   for (const k of ['ou', 'assignee', 'member'] as const) if (typeof e.body[k] === 'string') extra.push(`(${e.body[k]})`);
   if (e.body.fields && typeof e.body.fields === 'object') extra.push(Object.entries(e.body.fields as Record<string, unknown>).map(([f, m]) => `${f}: ${String(m)}`).join('; '));
   if (Array.isArray(e.body.errors)) extra.push(e.body.errors.map((x: { field: string; message: string }) => `${x.field.replace(/^body\./, '')}: ${x.message}`).join('; '));
-  if (e.body.correlationId) extra.push(`Correlation id ${e.body.correlationId}.`);
+  if (e.body.correlationId && opts.withCorrelation !== false) extra.push(`Give your administrator the correlation id ${e.body.correlationId}.`);
   return [base, ...extra].join(' ');
 }
