@@ -1,21 +1,33 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiFailure, applyAccent, get, onSessionExpired, post, setCsrfToken, type Me } from './api';
-import { ComputerPage, ComputersPage } from './computers';
-import { UserPage, UsersPage, GroupPage, GroupsPage } from './users';
-import { ApprovalPage, ApprovalsPage } from './approvals';
-import { AuditPage } from './audit';
+import { ApprovalCountProvider, useApprovalCount } from './count';
+import { ComputersPage } from './screens/computers';
+import { ComputerPage } from './screens/computer';
+import { UsersPage } from './screens/users';
+import { UserPage } from './screens/user';
+import { GroupsPage } from './screens/groups';
+import { GroupPage } from './screens/group';
+import { ApprovalsPage } from './screens/approvals';
+import { ApprovalPage } from './screens/approval';
+import { AuditPage } from './screens/audit';
+import { WatchListsPage } from './screens/watch';
 import { AdminPage } from './admin';
-import { WatchListsPage } from './watch';
 import { SetupPage } from './setup';
 import { SignIn } from './signin';
-import { ErrorText, Link, RouterProvider, StepUpProvider, useRoute, useStepUp } from './ui';
+import { AppShell, ConfirmProvider, ErrorState, Link, Loading, RouterProvider, StepUpProvider, useRoute, useStepUp } from './ui';
+
+// The console's web app: boot (setup, sign-in, the operator), the frame, the sections the
+// operator's rights open, and the page of the path.
 
 type Boot = { state: 'loading' } | { state: 'setup' } | { state: 'signin' } | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
+export const PRODUCT = 'Helpdesk console';
 
 export function App() {
   return (
     <RouterProvider>
-      <Shell />
+      <ConfirmProvider>
+        <Shell />
+      </ConfirmProvider>
     </RouterProvider>
   );
 }
@@ -40,77 +52,93 @@ function Shell() {
       setBoot({ state: 'error', error: e });
     }
   }, []);
+  const start = useCallback(async () => {
+    setBoot({ state: 'loading' });
+    // both at once: the first screen waits for one round trip, not two
+    const [setup] = await Promise.all([get<{ configured: boolean }>('/api/setup').catch(() => undefined), loadMe()]);
+    if (setup && !setup.configured) setBoot({ state: 'setup' });
+  }, [loadMe]);
   useEffect(() => {
     onSessionExpired(() => setExpired(true));
-    (async () => {
-      try {
-        const s = await get<{ configured: boolean }>('/api/setup');
-        if (!s.configured) return setBoot({ state: 'setup' });
-      } catch {
-        /* the answer of /api/auth/me decides */
-      }
-      await loadMe();
-    })();
-  }, [loadMe]);
+    void start();
+  }, [start]);
 
-  if (boot.state === 'loading') return <p aria-busy="true">Loading…</p>;
-  if (boot.state === 'error') return <ErrorText error={boot.error} />;
+  if (boot.state === 'loading')
+    return (
+      <main className="signin" id="main">
+        <Loading label={`Opening the ${PRODUCT.toLowerCase()}…`} />
+      </main>
+    );
+  if (boot.state === 'error')
+    return (
+      <main className="signin" id="main">
+        <div className="card">
+          <h1>{PRODUCT}</h1>
+          <ErrorState error={boot.error} title="The console cannot be opened right now" onRetry={() => void start()} />
+        </div>
+      </main>
+    );
   if (boot.state === 'setup') return <SetupPage onDone={() => setBoot({ state: 'signin' })} />;
   if (boot.state === 'signin') return <SignInPage onSignedIn={loadMe} />;
   const me = boot.me;
   return (
     <StepUpProvider me={me} onConfirmed={() => setBoot({ state: 'in', me: { ...me, stepUpAt: new Date().toISOString() } })}>
-      <a href="#main" className="skip">
-        Skip to content
-      </a>
-      <TopBar
-        me={me}
-        onSignOut={async () => {
-          await post('/api/auth/logout').catch(() => undefined);
-          setCsrfToken(undefined);
-          setBoot({ state: 'signin' });
-        }}
-      />
-      <div className="layout">
-        <Nav me={me} />
-        <main id="main" tabIndex={-1} inert={expired ? true : undefined}>
+      <ApprovalCountProvider>
+        <AppShell
+          brand={me.instance ?? PRODUCT}
+          inert={expired}
+          bar={
+            <Bar
+              me={me}
+              onSignOut={async () => {
+                await post('/api/auth/logout').catch(() => undefined);
+                setCsrfToken(undefined);
+                setBoot({ state: 'signin' });
+              }}
+            />
+          }
+          nav={<Nav me={me} />}
+        >
           <Page me={me} />
-        </main>
-      </div>
-      {expired && (
-        <div className="overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
-          <SignIn
-            expired
-            onSignedIn={async () => {
-              await loadMe();
-              setExpired(false);
-            }}
-          />
-        </div>
-      )}
+        </AppShell>
+        {expired && (
+          <div className="overlay" role="dialog" aria-modal="true" aria-label="Sign in again">
+            <SignIn
+              expired
+              onSignedIn={async () => {
+                await loadMe();
+                setExpired(false);
+              }}
+            />
+          </div>
+        )}
+      </ApprovalCountProvider>
     </StepUpProvider>
   );
 }
 
-/** The sign-in page: the instance's title and accent only when its branding says to show them there. */
+/** The sign-in page: the product's name, the instance's title and accent when its branding says to show them there. */
 function SignInPage({ onSignedIn }: { onSignedIn: () => void }) {
   const [title, setTitle] = useState<string>();
+  const { path } = useRoute();
   useEffect(() => {
+    document.title = `Sign in · ${PRODUCT}`;
     get<{ title?: string; accentColour?: string }>('/api/branding').then(
       (b) => {
         setTitle(b.title);
         applyAccent(b.accentColour);
-        document.title = b.title ? `${b.title} · Sign in` : 'Sign in · Helpdesk console';
+        if (b.title) document.title = `${b.title} · Sign in`;
       },
       () => undefined,
     );
   }, []);
-  return <SignIn onSignedIn={onSignedIn} instance={title} />;
+  const why = path.startsWith('/approvals/') ? 'Sign in to review the request you were sent.' : undefined;
+  return <SignIn onSignedIn={onSignedIn} instance={title} why={why} />;
 }
 
 const can = (me: Me, p: string) => me.permissions.includes(p);
 
-function TopBar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
+function Bar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const { confirmNow } = useStepUp();
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
@@ -118,16 +146,12 @@ function TopBar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
     return () => clearInterval(t);
   }, []);
   useEffect(() => {
-    document.title = me.instance ? `${me.instance} · Helpdesk console` : 'Helpdesk console';
+    document.title = me.instance ? `${me.instance} · ${PRODUCT}` : PRODUCT;
   }, [me.instance]);
   useEffect(() => applyAccent(me.accentColour), [me.accentColour]);
   const left = me.stepUpAt ? Math.floor((Date.parse(me.stepUpAt) + me.stepUpWindowSeconds * 1000 - now) / 1000) : 0;
   return (
-    <header className="topbar">
-      <span className="brand" data-testid="instance-title">
-        {me.instance ?? 'Helpdesk console'}
-      </span>
-      <span className="spacer" />
+    <>
       {me.stepUpMode !== 'none' || me.permissions.some((p) => p.startsWith('computers.laps')) ? (
         left > 0 ? (
           <span className="stepup" data-testid="stepup-left" title="Actions that need a confirmation go through until then">
@@ -146,61 +170,59 @@ function TopBar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
       <button type="button" className="ghost" onClick={onSignOut}>
         Sign out
       </button>
-    </header>
+    </>
   );
 }
 
 function Nav({ me }: { me: Me }) {
-  const [count, setCount] = useState<number>();
-  const { path } = useRoute();
-  useEffect(() => {
-    get<{ toApprove: number }>('/api/approvals/count').then((c) => setCount(c.toApprove), () => undefined);
-  }, [path]);
+  const { count } = useApprovalCount();
+  const n = count?.toApprove;
   return (
-    <nav aria-label="Sections">
-      <ul>
-        {can(me, 'computers.read') && (
-          <li>
-            <Link to="/computers">Computers</Link>
-          </li>
-        )}
-        {can(me, 'users.read') && (
-          <li>
-            <Link to="/users">Users</Link>
-          </li>
-        )}
-        {can(me, 'groups.read') && (
-          <li>
-            <Link to="/groups">Groups</Link>
-          </li>
-        )}
-        {can(me, 'users.read') && (
-          <li>
-            <Link to="/watch-lists">Watch lists</Link>
-          </li>
-        )}
+    <ul>
+      {can(me, 'computers.read') && (
         <li>
-          <Link to="/approvals">
-            Approvals{' '}
-            {!!count && (
-              <span className="count" data-testid="approvals-count" aria-label={`${count} awaiting you`}>
-                {count}
-              </span>
-            )}
-          </Link>
+          <Link to="/computers">Computers</Link>
         </li>
-        {can(me, 'audit.read') && (
-          <li>
-            <Link to="/audit">Audit</Link>
-          </li>
-        )}
-        {can(me, 'settings.manage') && (
-          <li>
-            <Link to="/admin">Administration</Link>
-          </li>
-        )}
-      </ul>
-    </nav>
+      )}
+      {can(me, 'users.read') && (
+        <li>
+          <Link to="/users">Users</Link>
+        </li>
+      )}
+      {can(me, 'groups.read') && (
+        <li>
+          <Link to="/groups">Groups</Link>
+        </li>
+      )}
+      {can(me, 'users.read') && (
+        <li>
+          <Link to="/watch-lists">Watch lists</Link>
+        </li>
+      )}
+      <li>
+        <Link to="/approvals">
+          Approvals
+          {!!n && (
+            <>
+              <span className="count" data-testid="approvals-count" aria-hidden="true">
+                {n}
+              </span>
+              <span className="sr-only"> ({n} awaiting you)</span>
+            </>
+          )}
+        </Link>
+      </li>
+      {can(me, 'audit.read') && (
+        <li>
+          <Link to="/audit">Audit</Link>
+        </li>
+      )}
+      {can(me, 'settings.manage') && (
+        <li>
+          <Link to="/admin">Administration</Link>
+        </li>
+      )}
+    </ul>
   );
 }
 
@@ -228,9 +250,26 @@ function Page({ me }: { me: Me }) {
   }
 }
 
+/** The first page: the inbox when requests wait for the operator, else the first section the rights open. */
 function Home({ me }: { me: Me }) {
   const first = can(me, 'computers.read') ? '/computers' : can(me, 'users.read') ? '/users' : can(me, 'audit.read') ? '/audit' : '/approvals';
   const { go } = useRoute();
-  useEffect(() => go(first, true), [first, go]);
-  return null;
+  useEffect(() => {
+    let gone = false;
+    const t = setTimeout(() => !gone && go(first, true), 1500); // the count is slow: do not wait for it
+    get<{ toApprove: number }>('/api/approvals/count').then(
+      (c) => {
+        if (gone) return;
+        gone = true;
+        clearTimeout(t);
+        go(c.toApprove > 0 ? '/approvals' : first, true);
+      },
+      () => undefined,
+    );
+    return () => {
+      gone = true;
+      clearTimeout(t);
+    };
+  }, [first, go]);
+  return <Loading />;
 }

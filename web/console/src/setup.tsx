@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { post } from './api';
-import { ErrorText, useAction } from './ui';
+import { Busy, ErrorText, useAction } from './ui';
 
 // First run: the setup wizard (GET/POST /api/setup) with the one-time token the admin CLI prints
 // (`npm run admin -- setup-token`). Lists are one entry per line.
@@ -80,9 +80,9 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
               Back
             </button>
           )}
-          <button type="submit" disabled={a.busy}>
+          <Busy type="submit" busy={a.busy}>
             {step < 3 ? 'Next' : 'Check and save'}
-          </button>
+          </Busy>
         </div>
       </form>
     </main>

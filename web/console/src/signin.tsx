@@ -1,21 +1,23 @@
 import { useState } from 'react';
 import { renderSVG } from 'uqr';
 import { ApiFailure, post, setCsrfToken } from './api';
-import { ErrorText, useAction } from './ui';
+import { Busy, ErrorText, useAction } from './ui';
 
 // Sign-in: user name, password and authenticator code in one form; an operator without an
 // authenticator enrols inside it (scan the key or type it, then the first code). No session
 // exists before that last step.
-export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => void; expired?: boolean; instance?: string }) {
+export function SignIn({ onSignedIn, expired, instance, why }: { onSignedIn: () => void; expired?: boolean; instance?: string; why?: string }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [enrol, setEnrol] = useState<{ secret: string; uri: string }>();
   const a = useAction();
+  const [busy, setBusy] = useState<'form' | 'access'>();
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     a.setError(undefined);
+    setBusy('form');
     try {
       const r = await post<{ csrfToken: string }>('/api/auth/login', { username, password, ...(code.trim() ? { code: code.trim() } : {}) });
       setCsrfToken(r.csrfToken);
@@ -31,6 +33,8 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
       }
       if (err instanceof ApiFailure && (err.code === 'csrf_token_invalid' || err.code === 'csrf_token_missing')) setCsrfToken(undefined);
       a.setError(err);
+    } finally {
+      setBusy(undefined);
     }
   };
 
@@ -38,6 +42,7 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
   // turns it into a session (POST /api/auth/access); anywhere else this answers a clear refusal
   const accessSignIn = async () => {
     a.setError(undefined);
+    setBusy('access');
     try {
       const r = await post<{ csrfToken: string }>('/api/auth/access');
       setCsrfToken(r.csrfToken);
@@ -45,6 +50,8 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
     } catch (err) {
       if (err instanceof ApiFailure && (err.code === 'csrf_token_invalid' || err.code === 'csrf_token_missing')) setCsrfToken(undefined);
       a.setError(err);
+    } finally {
+      setBusy(undefined);
     }
   };
 
@@ -53,12 +60,16 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
     <Wrap className="signin" id={expired ? undefined : 'main'}>
       <form onSubmit={submit} className="card" aria-labelledby="signin-title">
         <h1 id="signin-title">{enrol ? 'Set up your authenticator' : 'Sign in'}</h1>
+        <p className="product" data-testid="product">
+          Helpdesk console
+        </p>
         {instance && (
           <p className="instance" data-testid="signin-instance">
             {instance}
           </p>
         )}
         {expired && !enrol && <p className="notice">Your session ended. Sign in again: what you were doing stays on the page.</p>}
+        {why && !expired && !enrol && <p className="notice">{why}</p>}
         {!enrol ? (
           <>
             <label>
@@ -71,7 +82,7 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
             </label>
             <label>
               Authenticator code
-              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} aria-describedby="code-hint" />
+              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" title="6 digits" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} aria-describedby="code-hint" />
             </label>
             <p id="code-hint" className="hint">
               Leave the code empty if you have not set up an authenticator app yet.
@@ -86,22 +97,27 @@ export function SignIn({ onSignedIn, expired, instance }: { onSignedIn: () => vo
             </p>
             <label>
               First code
-              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" maxLength={6} required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
+              <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="\d{6}" title="6 digits" maxLength={6} required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
             </label>
           </>
         )}
         <ErrorText error={a.error} />
+        <p role="status" className="muted">
+          {busy ? 'Signing in…' : ''}
+        </p>
         <div className="actions">
-          <button type="submit">{enrol ? 'Finish and sign in' : 'Sign in'}</button>
+          <Busy type="submit" busy={busy === 'form'} disabled={!!busy}>
+            {enrol ? 'Finish and sign in' : 'Sign in'}
+          </Busy>
           {enrol && (
             <button type="button" className="secondary" onClick={() => setEnrol(undefined)}>
               Back
             </button>
           )}
           {!enrol && (
-            <button type="button" className="secondary" onClick={accessSignIn}>
+            <Busy className="secondary" busy={busy === 'access'} disabled={!!busy} onClick={() => void accessSignIn()}>
               Use the access platform
-            </button>
+            </Busy>
           )}
         </div>
       </form>

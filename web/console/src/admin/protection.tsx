@@ -1,0 +1,75 @@
+import { useState } from 'react';
+import { del, get, post } from '../api';
+import { Busy, Empty, ErrorText, Loaded, ouPath, useAction, useConfirm, useLoaded, useStepUp } from '../ui';
+import { PrincipalPicker, type Principal } from './pickers';
+
+/** The protection list (members of these groups are VIP) and the LAPS account, read-only. */
+export function Protection() {
+  const groups = useLoaded('protected', () => get<{ groups: Array<{ id: string; dn: string; found: boolean }> }>('/api/admin/protected-groups').then((r) => r.groups));
+  const laps = useLoaded('laps-account', () => get<{ upn: string | null; source: string | null; helpdeskEnabled: boolean }>('/api/admin/laps-account'));
+  const [add, setAdd] = useState<Principal[]>([]);
+  const { withStepUp } = useStepUp();
+  const confirm = useConfirm();
+  const a = useAction();
+  const name = (dn: string) => /^CN=((?:\\.|[^,\\])*)/i.exec(dn)?.[1]?.replace(/\\(.)/g, '$1') ?? dn;
+  return (
+    <>
+      <h2>Protected groups</h2>
+      <p className="hint">Members of these groups (direct or nested) are VIP: acting on them also needs the permission to act on protected accounts (vip.manage).</p>
+      <ErrorText error={a.error} />
+      <Loaded data={groups.data} error={groups.error} onRetry={groups.reload}>
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>No protected group.</Empty>
+          ) : (
+            <ul className="plain" data-testid="protected-groups">
+              {list.map((g) => (
+                <li key={g.id}>
+                  <strong>{name(g.dn)}</strong> <span className="muted">in {ouPath(g.dn.replace(/^(?:\\.|[^,\\])*,/, ''))}</span>
+                  {!g.found && <span className="hint"> (not found in the directory)</span>}{' '}
+                  <button
+                    type="button"
+                    className="link"
+                    disabled={a.busy}
+                    onClick={async () => {
+                      if (!(await confirm({ title: `Remove ${name(g.dn)} from the protection list?`, body: <p>Its members are no longer protected (VIP) unless another protected group holds them.</p>, confirm: 'Remove from the list', danger: true }))) return;
+                      if (await a.run(() => withStepUp(() => del(`/api/admin/protected-groups/${g.id}`).then(() => true)))) groups.reload();
+                    }}
+                  >
+                    Remove<span className="sr-only"> {name(g.dn)}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          let ok = true;
+          for (const g of add) ok = ok && !!(await a.run(() => withStepUp(() => post('/api/admin/protected-groups', { group: g.guid }))));
+          if (ok) setAdd([]);
+          groups.reload();
+        }}
+      >
+        <PrincipalPicker legend="Add security groups" kinds={['group']} value={add} onChange={setAdd} />
+        <Busy type="submit" busy={a.busy} disabled={add.length === 0}>
+          Add to the protection list
+        </Busy>
+      </form>
+      <h2>LAPS account</h2>
+      <Loaded data={laps.data} error={laps.error} onRetry={laps.reload}>
+        {(l) => (
+          <dl className="facts" data-testid="laps-account">
+            <dt>Account (UPN)</dt>
+            <dd>{l.upn ?? 'not set'}</dd>
+            <dt>Set by</dt>
+            <dd>{l.source ?? '—'}</dd>
+          </dl>
+        )}
+      </Loaded>
+      <p className="hint">Read-only: the LAPS account and its password are set on the host for the password service; the console never holds the password.</p>
+    </>
+  );
+}
