@@ -1,19 +1,30 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiFailure, get, localToken, onSignedOut, setLocalToken, type Me } from './api';
-import { ErrorText, Link, RouterProvider, useRoute } from '../../shared/ui';
+import { AppShell, ConfirmProvider, ErrorState, Link, Loading, RouterProvider, useRoute } from '../../shared/ui';
 import { SignIn } from './signin';
-import { ProxiesPage, ProxyPage } from './proxies';
-import { ClientPage, ClientsPage, ConsolePage } from './clients';
-import { AlertSettingsPage, AlertsPage } from './alerts';
-import { AccessPage, AuditPage, TechniciansPage } from './admin';
-import { UpgradesPage } from './upgrades';
+import { ProxiesPage } from './screens/proxies';
+import { ProxyPage } from './screens/proxy';
+import { ClientsPage } from './screens/clients';
+import { ClientPage } from './screens/client';
+import { ConsolePage } from './screens/console';
+import { AlertsPage } from './screens/alerts';
+import { AlertSettingsPage } from './screens/alert-settings';
+import { TechniciansPage } from './screens/technicians';
+import { AuditPage } from './screens/audit';
+import { AccessPage } from './screens/access';
+import { UpgradesPage } from './screens/upgrades';
+
+// The fleet dashboard: boot (who is signed in, through the platform or the local sign-in), the
+// frame with the scope in the bar, the sections, the page of the path.
 
 type Boot = { state: 'loading' } | { state: 'signin'; refused?: unknown } | { state: 'in'; me: Me } | { state: 'error'; error: unknown };
 
 export function App() {
   return (
     <RouterProvider>
-      <Shell />
+      <ConfirmProvider>
+        <Shell />
+      </ConfirmProvider>
     </RouterProvider>
   );
 }
@@ -40,98 +51,106 @@ function Shell() {
     });
     void loadMe();
   }, [loadMe]);
+  useEffect(() => {
+    document.title = 'Fleet dashboard';
+  }, []);
 
-  if (boot.state === 'loading') return <p aria-busy="true">Loading…</p>;
-  if (boot.state === 'error') return <ErrorText error={boot.error} />;
+  if (boot.state === 'loading')
+    return (
+      <main className="signin" id="main">
+        <Loading label="Opening the fleet dashboard…" />
+      </main>
+    );
+  if (boot.state === 'error')
+    return (
+      <main className="signin" id="main">
+        <div className="card">
+          <h1>Fleet dashboard</h1>
+          <ErrorState
+            error={boot.error}
+            title="The dashboard cannot be opened right now"
+            onRetry={() => {
+              setBoot({ state: 'loading' });
+              void loadMe();
+            }}
+          />
+        </div>
+      </main>
+    );
   if (boot.state === 'signin') return <SignIn refused={boot.refused} onSignedIn={loadMe} />;
   const me = boot.me;
   return (
-    <>
-      <a href="#main" className="skip">
-        Skip to content
-      </a>
-      <TopBar
-        me={me}
-        onSignOut={() => {
-          setLocalToken(undefined);
-          setBoot({ state: 'signin' });
-        }}
-      />
-      <div className="layout">
-        <Nav me={me} />
-        <main id="main" tabIndex={-1}>
-          <Page me={me} />
-        </main>
-      </div>
-    </>
+    <AppShell
+      brand="Fleet dashboard"
+      bar={
+        <>
+          <span className="stepup" data-testid="scope">
+            {scopeText(me)}
+          </span>
+          <span className="who" data-testid="who">
+            {me.username} · {me.admin ? 'Administrator' : 'Technician'}
+            {me.method === 'local' ? ' (local sign-in)' : ''}
+          </span>
+          {me.method === 'local' && (
+            <button
+              type="button"
+              className="ghost"
+              onClick={() => {
+                setLocalToken(undefined);
+                setBoot({ state: 'signin' });
+              }}
+            >
+              Sign out
+            </button>
+          )}
+        </>
+      }
+      nav={<Nav me={me} />}
+    >
+      <Page me={me} />
+    </AppShell>
   );
 }
 
 /** 'Clients: all' for administrators, else each client with its level (spec: server-side enforcement 7). */
 export const scopeText = (me: Me) => (me.scope.all ? 'Clients: all' : `Clients: ${me.scope.clients.map((c) => `${c.code} (${c.level})`).join(', ') || 'none'}`);
 
-function TopBar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
-  useEffect(() => {
-    document.title = 'Fleet dashboard';
-  }, []);
-  return (
-    <header className="topbar">
-      <span className="brand">Fleet dashboard</span>
-      <span className="spacer" />
-      <span className="stepup" data-testid="scope">
-        {scopeText(me)}
-      </span>
-      <span className="who" data-testid="who">
-        {me.username} · {me.admin ? 'Administrator' : 'Technician'}
-        {me.method === 'local' ? ' (local sign-in)' : ''}
-      </span>
-      {me.method === 'local' && (
-        <button type="button" className="ghost" onClick={onSignOut}>
-          Sign out
-        </button>
-      )}
-    </header>
-  );
-}
-
 function Nav({ me }: { me: Me }) {
   return (
-    <nav aria-label="Sections">
-      <ul>
+    <ul>
+      <li>
+        <Link to="/proxies">Proxies</Link>
+      </li>
+      <li>
+        <Link to="/clients" alsoUnder={['/consoles']}>
+          Clients
+        </Link>
+      </li>
+      <li>
+        <Link to="/upgrades">Upgrades</Link>
+      </li>
+      <li>
+        <Link to="/alerts" exact>
+          Alerts
+        </Link>
+      </li>
+      {me.admin && (
         <li>
-          <Link to="/proxies">Proxies</Link>
+          <Link to="/alerts/settings">Alert settings</Link>
         </li>
+      )}
+      {me.admin && (
         <li>
-          <Link to="/clients" alsoUnder={['/consoles']}>
-            Clients
-          </Link>
+          <Link to="/technicians">Technicians</Link>
         </li>
-        <li>
-          <Link to="/upgrades">Upgrades</Link>
-        </li>
-        <li>
-          <Link to="/alerts" exact>
-            Alerts
-          </Link>
-        </li>
-        {me.admin && (
-          <li>
-            <Link to="/alerts/settings">Alert settings</Link>
-          </li>
-        )}
-        {me.admin && (
-          <li>
-            <Link to="/technicians">Technicians</Link>
-          </li>
-        )}
-        <li>
-          <Link to="/audit">Audit</Link>
-        </li>
-        <li>
-          <Link to="/access">Gateways and updates</Link>
-        </li>
-      </ul>
-    </nav>
+      )}
+      <li>
+        <Link to="/audit">Audit</Link>
+      </li>
+      <li>
+        <Link to="/access">Gateways and updates</Link>
+      </li>
+    </ul>
   );
 }
 

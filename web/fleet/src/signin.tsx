@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { post, setLocalToken } from './api';
-import { ErrorText, useAction } from '../../shared/ui';
+import { Busy, ErrorText, useAction } from '../../shared/ui';
 
 // The local administrator's sign-in (break-glass). Everyone else arrives through the access
 // platform, whose JWT the platform adds to every request: for them this page only shows when the
@@ -34,10 +34,13 @@ export function SignIn({ onSignedIn, refused }: { onSignedIn: () => void; refuse
             <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
           </label>
           <ErrorText error={a.error} />
+          <p role="status" className="muted">
+            {a.busy ? 'Signing in…' : ''}
+          </p>
           <div className="actions">
-            <button type="submit" disabled={a.busy}>
+            <Busy type="submit" busy={a.busy}>
               Sign in
-            </button>
+            </Busy>
           </div>
         </form>
       </div>

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { download, get, levelOf, post, put, type Me } from './api';
-import { ErrorText, Link, Modal, useAction, when } from '../../shared/ui';
-import { usePolled } from './poll';
-import { Drift } from './clients';
+import { download, get, levelOf, post, put, type Me } from '../api';
+import { Busy, DataTable, Empty, ErrorText, Link, Loaded, Modal, useAction, when } from '../../../shared/ui';
+import { usePolled } from '../poll';
+import { Drift } from './consoles';
 
 // Console upgrades (docs/fleet.md, "Console upgrades"): the target the consoles should run, the
 // plans and their progress (technicians: their clients only), the settings (administrators), and
@@ -81,9 +81,8 @@ export function UpgradesPage({ me }: { me: Me }) {
   return (
     <section aria-labelledby="upgrades-title">
       <h1 id="upgrades-title">Console upgrades</h1>
-      <ErrorText error={error} />
-      {!data && !error && <p aria-busy="true">Loading…</p>}
-      {data && (
+      <Loaded data={data} error={error} onRetry={refresh} loading="Loading the upgrade plans…">
+        {(data) => (
         <>
           <h2>Target</h2>
           <dl className="facts" data-testid="upgrade-target">
@@ -128,50 +127,40 @@ export function UpgradesPage({ me }: { me: Me }) {
           {mayPack && <PackSection target={data.view.target?.tag} consoles={operable} onDone={() => void refresh()} />}
           {editing && <SettingsDialog settings={data.view.settings} onClose={() => setEditing(false)} onSaved={() => (setEditing(false), void refresh())} />}
         </>
-      )}
+        )}
+      </Loaded>
     </section>
   );
 }
 
 function PlansTable({ plans }: { plans: Plan[] }) {
   return (
-    <table data-testid="plans-table">
-      <thead>
-        <tr>
-          <th scope="col">Console</th>
-          <th scope="col">Client</th>
-          <th scope="col">From</th>
-          <th scope="col">To</th>
-          <th scope="col">Now runs</th>
-          <th scope="col">State</th>
-          <th scope="col">Planned</th>
-        </tr>
-      </thead>
-      <tbody>
-        {plans.map((p) => (
-          <tr key={p.consoleId} data-testid={`plan-${p.consoleId}`}>
-            <td>
-              <Link to={`/consoles/${p.consoleId}`}>{p.url}</Link>
-            </td>
-            <td>{p.clientCode}</td>
-            <td>{p.from ?? 'unknown'}</td>
-            <td>{p.to}</td>
-            <td>{p.currentVersion ?? '—'}</td>
-            <td>
+    <DataTable
+      caption="Upgrade plans"
+      testId="plans-table"
+      rows={plans}
+      rowKey={(p) => p.consoleId}
+      rowTestId={(p) => `plan-${p.consoleId}`}
+      empty={<Empty>No upgrade planned.</Empty>}
+      columns={[
+        { header: 'Console', cell: (p) => <Link to={`/consoles/${p.consoleId}`}>{p.url}</Link> },
+        { header: 'Client', cell: (p) => p.clientCode },
+        { header: 'From', cell: (p) => p.from ?? 'unknown' },
+        { header: 'To', cell: (p) => p.to },
+        { header: 'Now runs', cell: (p) => p.currentVersion ?? '—' },
+        {
+          header: 'State',
+          cell: (p) => (
+            <>
               <span className={STATE_WORDS[p.state].cls}>{STATE_WORDS[p.state].text}</span>
               {p.state === 'upgraded' && p.upgradedAt ? <span className="muted"> {when(p.upgradedAt)}</span> : null}
               {p.state === 'overdue' && p.overdueSince ? <span className="muted"> since {when(p.overdueSince)}</span> : null}
-            </td>
-            <td className="when">{when(p.plannedAt)}</td>
-          </tr>
-        ))}
-        {plans.length === 0 && (
-          <tr>
-            <td colSpan={7}>No upgrade planned.</td>
-          </tr>
-        )}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { header: 'Planned', cell: (p) => when(p.plannedAt), className: 'when' },
+      ]}
+    />
   );
 }
 
@@ -205,9 +194,9 @@ function SettingsDialog({ settings, onClose, onSaved }: { settings: Settings; on
         </label>
         <ErrorText error={a.error} />
         <div className="actions">
-          <button type="submit" disabled={a.busy}>
+          <Busy type="submit" busy={a.busy}>
             Save settings
-          </button>
+          </Busy>
           <button type="button" className="secondary" onClick={onClose}>
             Cancel
           </button>
@@ -258,6 +247,7 @@ function PackSection({ target, consoles, onDone }: { target?: string; consoles: 
           <input type="radio" name="pack-which" checked={which === 'selected'} onChange={() => setWhich('selected')} /> The consoles selected below
         </label>
         {which === 'selected' && (
+          <div className="scroll-x" role="region" aria-label="Consoles to include" tabIndex={0}>
           <table data-testid="pack-consoles">
             <thead>
               <tr>
@@ -283,7 +273,7 @@ function PackSection({ target, consoles, onDone }: { target?: string; consoles: 
                   <td>{c.clientCode}</td>
                   <td>{c.version ?? '—'}</td>
                   <td>
-                    <Drift version={c.version} reference={target} stated={c.drift ?? 'not_compared'} />
+                    <Drift drift={c.drift} />
                   </td>
                 </tr>
               ))}
@@ -294,15 +284,16 @@ function PackSection({ target, consoles, onDone }: { target?: string; consoles: 
               )}
             </tbody>
           </table>
+          </div>
         )}
       </fieldset>
       <div className="actions">
-        <button type="button" disabled={a.busy || none} onClick={() => void show()}>
+        <Busy busy={a.busy} disabled={none} onClick={() => void show()}>
           Show the commands
-        </button>
-        <button type="button" className="secondary" disabled={a.busy || none} onClick={() => void zip()}>
+        </Busy>
+        <Busy className="secondary" busy={a.busy} disabled={none} onClick={() => void zip()}>
           Download the pack (zip)
-        </button>
+        </Busy>
       </div>
       <div aria-live="polite" data-testid="pack-result">
         <ErrorText error={a.error} />
