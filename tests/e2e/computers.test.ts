@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Client } from 'ldapts';
 import type { Browser } from 'playwright-core';
 import { stack } from '../support/stack';
-import { browserState, clearLapsWindow, computer, criticalViolations, harText, launch, openContext, reachByTab, screenshot, signInWithForm, stepUpInDialog, type Watched } from './support';
+import { browserState, clearLapsWindow, computer, seriousViolations, harText, launch, openContext, reachByTab, screenshot, signInWithForm, stepUpInDialog, type Watched } from './support';
 
 // An operator's day with computers: sign in with password and a real authenticator code, search,
 // open a computer, reveal its LAPS password (ticket, confirmation, step-up), copy it, see it gone
@@ -49,7 +49,7 @@ test('sign-in with password and a real authenticator code; the bar names the ope
   await signInWithForm(page, 'op-helpdesk');
   await expect(page.getByTestId('operator').textContent()).resolves.toContain('op-helpdesk');
   const nav = page.getByRole('navigation', { name: 'Sections' });
-  await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Computers', 'Users', 'Groups', 'Watch lists', 'Approvals ']);
+  await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Computers', 'Users', 'Groups', 'Watch lists', 'Approvals']);
   expect(page.url()).toMatch(/\/computers$/);
 });
 
@@ -61,7 +61,7 @@ test('type-ahead search shows class and OU; never-manageable computers are not l
   expect(rows.some((r) => r.includes('WS-VIP-01') && r.includes('Protected'))).toBe(true);
   expect(rows.find((r) => r.startsWith('WS-STD-01'))).toContain('Managed / Workstations');
   expect(rows.join('\n')).not.toMatch(/WS-SENS|WS-ADMINCOUNT|WS-OTHER/);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'computers');
 });
 
@@ -90,7 +90,7 @@ test('reveal: ticket and confirmation first, then the step-up; the password show
   // LAPS always asks for a step-up (strict): the app asks for the code and goes on
   await stepUpInDialog(page, 'op-helpdesk');
   await expect(dialog.getByTestId('secret').textContent()).resolves.toBe(secret);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByTestId('stepup-left').waitFor(); // the remaining step-up window is shown
   await dialog.getByRole('button', { name: 'Copy' }).click();
   await dialog.getByText(/Copied/).waitFor();

@@ -1,13 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Browser } from 'playwright-core';
-import { createStore } from '../../lib/store';
 import { deleteRecord } from '../../lib/store/records';
 import { windowKey } from '../../lib/store/window';
-import { adminAuth, call } from '../integration/fleet/support';
+import { adminAuth, call, fleetStore as stackFleetStore } from '../integration/fleet/support';
 import { stack } from '../support/stack';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
-import { criticalViolations, launch, reachByTab, screenshot, type Watched } from './support';
+import { checkScreen, seriousViolations, launch, reachByTab, screenshot, type Watched } from './support';
 import { fleet, platformContext } from './fleet-support';
 
 // An administrator's alert settings and channels through the dashboard: a webhook channel created
@@ -21,7 +20,7 @@ let w: Watched;
 let hook: HttpsReceiver;
 const hookPath = `/hook/${randomBytes(10).toString('hex')}`;
 const secret = `e2e-hmac-${randomBytes(12).toString('hex')}`;
-const fleetStore = createStore({ endpoint: fleet.dynamodbEndpoint, tableName: fleet.tableName });
+const fleetStore = stackFleetStore();
 let consoleId: string | undefined;
 
 const api = async (method: string, path: string, body?: unknown) => call(method, path, { ...(await adminAuth()), body });
@@ -40,6 +39,7 @@ afterAll(async () => {
   await browser?.close();
   if (consoleId) await api('DELETE', `/api/consoles/${consoleId}`);
   for (const c of (await api('GET', '/api/alerts/channels')).body.channels) if (c.name === 'E2E receiver') await api('DELETE', `/api/alerts/channels/${c.id}`);
+  for (const x of (await api('GET', '/api/alerts')).body.silences ?? []) if (x.comment === 'Maintenance window at Initech') await api('DELETE', `/api/alerts/silences/${x.id}`);
   await hook?.close();
 });
 
@@ -58,7 +58,7 @@ test('a webhook channel is created (URL and secret write-only); its test send re
   await expect(row.textContent()).resolves.toContain(`${hook.url} · secret set`);
   expect(await page.locator('body').innerText()).not.toContain(hookPath.slice(6));
 
-  await row.getByRole('button', { name: 'Send a test to E2E receiver' }).click();
+  await row.getByRole('button', { name: 'Send test to E2E receiver' }).click();
   await expect(page.getByTestId('test-result-E2E receiver').filter({ hasText: /^Test (delivered|failed)/ }).textContent()).resolves.toBe('Test delivered (HTTP 204).');
   const got = hook.received.filter((r) => r.url === hookPath);
   expect(got).toHaveLength(1);
@@ -66,7 +66,7 @@ test('a webhook channel is created (URL and secret write-only); its test send re
   expect(body).toMatchObject({ schema: 1, source: 'fleet', events: [{ event: 'test', alert: null }] });
   const ts = String(got[0].headers['x-fleet-timestamp']);
   expect(got[0].headers['x-fleet-signature']).toBe(`sha256=${createHmac('sha256', secret).update(`${ts}.${got[0].body}`).digest('hex')}`);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'fleet-alert-settings');
 });
 
@@ -98,7 +98,7 @@ test('a console that does not answer raises an alert after two failed polls: on 
   await page.goto('/alerts');
   const active = page.getByTestId('alerts-active');
   await active.getByRole('row').filter({ hasText: 'console_down' }).filter({ hasText: 'initech' }).first().waitFor();
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'fleet-alerts');
   expect(await reachByTab(page, '[data-testid="alerts-active"] a')).toBe(true);
   const fired = hook.received.filter((r) => r.url === hookPath).map((r) => JSON.parse(r.body)).flatMap((b) => b.events);
@@ -113,8 +113,57 @@ test('a console that does not answer raises an alert after two failed polls: on 
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('poll-now-result').filter({ hasText: /^Polled now/ }).textContent()).resolves.toBe('Polled now: the console did not answer (http_error 503).');
   expect(polled()).toBe(before + 1);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'fleet-console');
+});
+
+test('alerts you can act on: grouped by rule and client, acknowledged with why, silenced until a time, the history filtered (issue 29)', async () => {
+  const { page } = w;
+  await page.goto('/alerts');
+  const group = page.getByTestId('group-console_down-initech');
+  await group.waitFor();
+  await expect(group.textContent()).resolves.toMatch(/Console down.*console_down.*initech.*\d+ alerts?/);
+  // the alert of the console added above, inside its group
+  const down = (await api('GET', '/api/alerts')).body.active.find((a: { consoleId?: string; kind: string }) => a.kind === 'console_down' && a.consoleId === consoleId);
+  expect(down).toBeDefined();
+  const item = page.getByTestId(`alert-${down.key}`);
+  if (!(await item.isVisible())) await group.locator('summary').click();
+  await item.getByRole('button', { name: /^Acknowledge/ }).click();
+  const ack = page.getByRole('dialog', { name: /^Acknowledge:/ });
+  await ack.getByLabel(/^Why/).fill('Initech console moved to the new host tonight');
+  await ack.getByRole('button', { name: 'Acknowledge' }).click();
+  await ack.waitFor({ state: 'detached' });
+  await page.getByTestId('alert-said').filter({ hasText: /^Acknowledged:/ }).waitFor();
+  await item.getByText(/^Acknowledged by msp-admin .*: Initech console moved to the new host tonight$/).waitFor();
+  const after = (await api('GET', '/api/alerts')).body;
+  expect(after.active.find((a: { key: string }) => a.key === down.key)).toMatchObject({ acknowledged: { by: 'msp-admin', comment: 'Initech console moved to the new host tonight' } });
+
+  // silence the rule for the client, four hours
+  await group.getByRole('button', { name: /^Silence Console down of initech/ }).click();
+  const silence = page.getByRole('dialog', { name: 'Silence: Console down of initech' });
+  await silence.getByLabel('For').selectOption('4h');
+  await silence.getByLabel('Why').fill('Maintenance window at Initech');
+  await silence.getByRole('button', { name: 'Silence' }).click();
+  await silence.waitFor({ state: 'detached' });
+  const silences = page.getByTestId('silences');
+  await silences.getByRole('cell', { name: 'Console down of initech', exact: true }).waitFor();
+  const s = (await api('GET', '/api/alerts')).body.silences.find((x: { comment: string }) => x.comment === 'Maintenance window at Initech');
+  expect(s).toMatchObject({ kind: 'console_down', clientCode: 'initech', createdBy: 'msp-admin' });
+  expect(Math.abs(Date.parse(s.endsAt) - Date.now() - 4 * 3600_000)).toBeLessThan(120_000);
+  await expect(group.textContent()).resolves.toMatch(/silenced/);
+
+  // the history, filtered to what fired
+  await page.getByLabel('Event', { exact: true }).selectOption('fired');
+  const events = await page.locator('[data-testid="alerts-history"] tbody tr td:nth-child(2)').allTextContents();
+  expect(events.length).toBeGreaterThan(0);
+  expect(events.every((e) => e.startsWith('Fired'))).toBe(true);
+  await checkScreen(page, 'fleet-alerts-acted');
+
+  // the silence ends at once, confirmed in the app's own dialog
+  await silences.getByRole('button', { name: /^End now/ }).first().click();
+  await page.getByRole('dialog', { name: 'End this silence now?' }).getByRole('button', { name: 'End the silence' }).click();
+  await silences.getByRole('cell', { name: 'Console down of initech', exact: true }).waitFor({ state: 'detached' });
+  expect((await api('GET', '/api/alerts')).body.silences.some((x: { id: string }) => x.id === s.id)).toBe(false);
 });
 
 test('a client is registered and removed through the dashboard', async () => {
@@ -128,12 +177,12 @@ test('a client is registered and removed through the dashboard', async () => {
   await dialog.getByRole('button', { name: 'Save client' }).click();
   await dialog.waitFor({ state: 'detached' });
   await page.getByTestId('client-e2e-co').waitFor();
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'fleet-clients');
   expect(await reachByTab(page, 'a[href="/clients/e2e-co"]')).toBe(true);
   await page.getByRole('link', { name: 'E2E Company' }).click();
   await page.getByText('Jane Doe, IT lead · jane@e2e.example').waitFor();
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Remove client' }).click();
   await page.getByRole('dialog', { name: 'Remove E2E Company' }).getByRole('button', { name: 'Remove', exact: true }).click();
   await page.waitForURL('**/clients');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { NODE, tctl } from '../integration/fleet/support';
 import { commandOf, readCommandLog } from '../../local/fleet/fake-tctl';
-import { criticalViolations, launch, reachByTab, screenshot, type Watched } from './support';
+import { seriousViolations, launch, reachByTab, screenshot, type Watched } from './support';
 import { fleet, hostsShown, openFleetContext, proxiesShown, signInLocal } from './fleet-support';
 
 // The fleet dashboard as the local administrator: sign-in, the header's scope, the proxies table
@@ -28,7 +28,7 @@ test('the local administrator signs in; the header shows the user and "Clients: 
   await page.goto('/');
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   await screenshot(page, 'fleet-sign-in');
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   // a wrong password is refused in words
   await page.getByLabel('User name').fill(fleet.fleetAdmin.username);
   await page.getByLabel('Password').fill('not-the-password');
@@ -44,7 +44,7 @@ test('the local administrator signs in; the header shows the user and "Clients: 
   expect(hosts).not.toContain('teleport-main'); // not a client proxy: only with "Show all nodes"
   const total = Number(await page.getByTestId('count-all').locator('.n').textContent());
   expect(total).toBe(hosts.length); // count cards describe the rows the table can show
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'fleet-proxies');
 });
 
@@ -93,7 +93,7 @@ test('every deep link restores its view: status, q, all+kind, sort+dir, group, a
   await page.getByRole('heading', { name: 'acme-gw01' }).waitFor();
   const connect = page.getByRole('link', { name: 'Connect to acme-dc01' });
   expect(await connect.getAttribute('href')).toBe('https://teleport.hdc-local.test:443/web/cluster/hdc-local/resources?kinds=windows_desktop&search=acme-dc01'.replace(':443', ':443'));
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
 
   await page.goto('/proxies/00000000-0000-4000-8000-0000000000ff');
   await page.getByTestId('not-found').waitFor();
@@ -109,7 +109,7 @@ test('a proxy is locked through the dialog (duration, message) and unlocked; the
   await dialog.getByLabel(/^Message/).fill('Maintenance by the e2e test');
   await expect(dialog.getByText('173 characters left').count()).resolves.toBe(1);
   await screenshot(page, 'fleet-lock-dialog');
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await dialog.getByRole('button', { name: 'Lock', exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
   await expect(page.getByTestId('lock-notice').textContent()).resolves.toMatch(/^Locked\./);

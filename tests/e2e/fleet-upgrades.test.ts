@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import type { Browser } from 'playwright-core';
-import { createStore } from '../../lib/store';
 import { deleteRecord, queryRecords } from '../../lib/store/records';
-import { adminAuth, call, personaHeaders, tctl } from '../integration/fleet/support';
+import { adminAuth, call, fleetStore as stackFleetStore, personaHeaders, tctl } from '../integration/fleet/support';
 import { stack } from '../support/stack';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
-import { ARTIFACTS, criticalViolations, launch, screenshot, type Watched } from './support';
+import { ARTIFACTS, seriousViolations, launch, screenshot, type Watched } from './support';
 import { fleet, platformContext } from './fleet-support';
 
 // Console upgrades and the per-client access role through the dashboard: an administrator sets the
@@ -24,7 +23,7 @@ let browser: Browser;
 let hook: HttpsReceiver;
 let saved: { targetTag: string | null; repository: string | null; alertAfterDays: number } | undefined;
 const started = new Date().toISOString();
-const fleetStore = createStore({ endpoint: fleet.dynamodbEndpoint, tableName: fleet.tableName });
+const fleetStore = stackFleetStore();
 const consoles: Record<'acme' | 'initech', { id: string; url: string }> = { acme: { id: '', url: '' }, initech: { id: '', url: '' } };
 const api = async (method: string, p: string, body?: unknown) => call(method, p, { ...(await adminAuth()), body });
 const roleIn = (name: string) => (tctl.readFixture('roles.json') as any[]).find((r) => r.metadata.name === name);
@@ -99,7 +98,7 @@ test('an administrator sets the target (a refusal in words first), sees a consol
   expect(planned).toBeGreaterThanOrEqual(2);
   expect((await progress('upgraded')) + (await progress('pending')) + (await progress('overdue'))).toBe(planned);
   expect((await api('GET', '/api/upgrades')).body.progress.planned).toBe(planned);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'fleet-upgrades');
 
   // every console behind, as a zip file: a folder per client with README.md, a script per console, upgrade.sh
@@ -133,11 +132,11 @@ test("a technician who views one client sees that client's plans only, and no se
   expect(await page.getByRole('radio').count()).toBe(0);
   expect(await page.locator('body').innerText()).not.toMatch(/acme/i);
   expect((await call('GET', '/api/upgrades', await personaHeaders('outsider'))).body.plans.map((p: { clientCode: string }) => p.clientCode)).toEqual(['initech']);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
 
   // the client's access role: its YAML, no button for a viewer
   await page.goto('/clients/initech');
-  await expect(page.getByTestId('access-role').textContent()).resolves.toContain('name: fleet-client-initech');
+  await expect(page.getByTestId('access-role').textContent()).resolves.toContain('name: "fleet-client-initech"');
   expect(await page.getByRole('button', { name: 'Create or refresh in the cluster' }).count()).toBe(0);
   await w.context.close();
   // nothing of acme in what the API answered
@@ -150,8 +149,8 @@ test("the client's access role: the YAML, created or refreshed by an administrat
   const { page } = w;
   await page.goto('/clients/acme');
   const yaml = await page.getByTestId('access-role').textContent();
-  expect(yaml).toContain('name: fleet-client-acme');
-  expect(yaml).toContain('client_code: acme');
+  expect(yaml).toContain('name: "fleet-client-acme"');
+  expect(yaml).toContain('client_code: "acme"');
   expect(yaml).toContain('fleet-managed: "true"');
   await page.getByRole('button', { name: 'Create or refresh in the cluster' }).click();
   await expect(page.getByTestId('access-role-result').filter({ hasText: /in the cluster/ }).textContent()).resolves.toMatch(/^fleet-client-acme (created|refreshed) in the cluster/);
@@ -165,7 +164,7 @@ test("the client's access role: the YAML, created or refreshed by an administrat
   const refusal = page.getByTestId('access-role-result').getByRole('alert');
   await expect(refusal.textContent()).resolves.toMatch(/did not create.*Nothing was written/);
   expect(roleIn('fleet-client-acme')).toEqual(theirs);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Replace the unmanaged role' }).click();
   await expect(page.getByTestId('access-role-result').filter({ hasText: /replaced/ }).textContent()).resolves.toMatch(/^fleet-client-acme replaced in the cluster/);
   expect(roleIn('fleet-client-acme').metadata.labels).toEqual({ client_code: 'acme', 'fleet-managed': 'true' });

@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { resetAuthenticator } from '../../lib/auth/operators';
 import { ConsoleClient } from '../../local/console-client';
 import { account, nextCode, seedUser, store } from '../support/stack';
-import { criticalViolations, launch, openContext, screenshot, WEB, type Watched } from './support';
+import { seriousViolations, launch, openContext, screenshot, WEB, type Watched } from './support';
 
 // Sign-in as a person does it: an operator without an authenticator enrols inside the sign-in
 // (QR code and key shown, first code), an operator without a role reads why, and a session that
@@ -44,7 +44,7 @@ test('enrolment inside the sign-in: QR code and key, then the first code signs i
   expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0 && img.src.startsWith('data:image/svg+xml'))).toBe(true);
   const key = (await page.getByTestId('enrol-secret').textContent())!.replace(/\s+/g, '');
   expect(key).toMatch(/^[A-Z2-7]{32}$/);
-  expect(await criticalViolations(page)).toEqual([]);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'enrolment');
   // the authenticator app: RFC 6238 from the key the page showed
   expect(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(key) }).generate()).toMatch(/^\d{6}$/);

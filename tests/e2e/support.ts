@@ -99,15 +99,65 @@ export async function browserState(w: Watched): Promise<string> {
 /** The HAR of a closed context, as text. */
 export const harText = (w: Watched) => fs.readFileSync(w.harFile, 'utf8');
 
-/** axe-core run in the page (injected through the DevTools protocol: the app's CSP allows no inline script). */
+/**
+ * axe-core run in the page (injected through the DevTools protocol: the app's CSP allows no inline
+ * script): the serious and critical violations (issue 29: none is allowed on any screen or state).
+ */
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-export async function criticalViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: string[] }>> {
+export async function seriousViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: string[] }>> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   const r = await page.evaluate(async () => {
     const res = await (window as any).axe.run(document, { resultTypes: ['violations'] });
     return res.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
   });
-  return r.filter((v: { impact: string }) => v.impact === 'critical');
+  return r.filter((v: { impact: string }) => v.impact === 'critical' || v.impact === 'serious');
+}
+
+/** How far the page scrolls sideways (0 when nothing is wider than the viewport) and what sticks out. */
+export async function sidewaysScroll(page: Page): Promise<{ overflow: number; widest: string[] }> {
+  return page.evaluate(() => {
+    const w = window.innerWidth;
+    const overflow = document.scrollingElement!.scrollWidth - w;
+    const name = (e: Element, right: number) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ').join('.')}` : ''} (${Math.round(right)} px)`;
+    const widest: string[] = [];
+    if (overflow > 0) {
+      for (const e of document.querySelectorAll('body *')) if (e.getBoundingClientRect().right > w + 1) widest.push(name(e, e.getBoundingClientRect().right));
+      // text that sticks out of its box (a long word)
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const r = document.createRange();
+        r.selectNodeContents(n);
+        const right = r.getBoundingClientRect().right;
+        if (right > w + 1) widest.push(`text "${(n.textContent ?? '').trim().slice(0, 40)}" in ${name(n.parentElement!, right)}`);
+      }
+    }
+    return { overflow, widest: widest.slice(0, 6) };
+  });
+}
+
+export const DESKTOP = { width: 1366, height: 768 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * The screen as it is now, at the desktop width then at the phone width: nothing scrolls sideways,
+ * no serious or critical axe violation, a screenshot of each (<name>-1366, <name>-390). Leaves the
+ * page at the width it found.
+ */
+export async function checkScreen(page: Page, name: string) {
+  const start = page.viewportSize();
+  const failures: string[] = [];
+  for (const size of [DESKTOP, PHONE]) {
+    await page.setViewportSize(size);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const s = await sidewaysScroll(page);
+    if (s.overflow > 0) failures.push(`${name} at ${size.width} px scrolls sideways by ${s.overflow} px: ${s.widest.join(', ')}`);
+    const v = await seriousViolations(page);
+    if (v.length) failures.push(`${name} at ${size.width} px: axe ${JSON.stringify(v)}`);
+    if (!(await page.evaluate(() => !!document.querySelector('dialog[open]')))) await page.evaluate(() => scrollTo(0, 0)); // the screen from its top
+    await screenshot(page, `${name}-${size.width}`);
+  }
+  if (start) await page.setViewportSize(start);
+  expect(failures).toEqual([]);
 }
 
 /** Press Tab until the element has focus: every control must be reachable by keyboard. */
