@@ -36,6 +36,8 @@ export interface PoolOptions {
 interface DcState {
   failedAt?: number;
   retryClaimed?: boolean;
+  /** lost a hedge (another DC answered a read it has not answered yet): tried after the others until then */
+  suspectUntil?: number;
   lastUsed: number;
   connects: number;
 }
@@ -168,14 +170,18 @@ export class DirectoryPool {
     return f !== undefined && f.until > Date.now();
   }
 
-  private shareFinding(dc: DcEndpoint, e: unknown) {
+  /** Share a finding: a failure (until the cooldown ends) or a lost hedge (`slow`, for a moment). */
+  private shareFinding(dc: DcEndpoint, reason: string, forMs: number) {
     const health = this.opts.sharedHealth;
     if (!health || this.opts.cooldownMs <= 0) return;
     const now = Date.now();
+    const known = this.shared.get(dc.name);
+    // never shorten a finding known to last longer (a failure outlives a lost hedge)
+    if (known && known.until >= now + forMs && (reason === 'slow' || known.reason !== 'slow')) return;
     const written = this.sharedWritten.get(dc.name);
-    if (written !== undefined && now - written < Math.min(1000, this.opts.cooldownMs / 2)) return;
+    if (written !== undefined && now - written < Math.min(1000, this.opts.cooldownMs / 2) && !(known?.reason === 'slow' && reason !== 'slow')) return;
     this.sharedWritten.set(dc.name, now);
-    const finding: DcFinding = { url: dc.url, name: dc.name, reason: problemOf(e), failedAt: now, until: now + this.opts.cooldownMs };
+    const finding: DcFinding = { url: dc.url, name: dc.name, reason, failedAt: now, until: now + forMs };
     this.shared.set(dc.name, finding);
     health.markFailed(finding).catch((err: unknown) => logger.warn('shared DC health not written', { dc: dc.name, error: (err as Error)?.name }));
   }
@@ -195,24 +201,27 @@ export class DirectoryPool {
     const now = this.now();
     const ready: DcEndpoint[] = [];
     const cooling: DcEndpoint[] = [];
+    const suspects: DcEndpoint[] = [];
     for (const dc of this.dcs) {
       const st = this.state.get(dc.name)!;
       if (this.sharedFailed(dc)) cooling.push(dc);
+      else if (st.failedAt === undefined && (st.suspectUntil ?? 0) > now) suspects.push(dc);
       else if (st.failedAt === undefined) ready.push(dc);
       else if (now - st.failedAt >= this.opts.cooldownMs && !st.retryClaimed) {
         st.retryClaimed = true; // exactly one request retries a DC whose cooldown elapsed
         ready.push(dc);
       } else cooling.push(dc);
     }
-    // keep configured order among ready DCs (a retried DC goes back to its place)
+    // keep configured order among ready DCs (a retried DC goes back to its place); a DC that lost a
+    // hedge comes after them, a failed one last
     ready.sort((a, b) => this.dcs.indexOf(a) - this.dcs.indexOf(b));
-    return [...ready, ...cooling];
+    return [...ready, ...suspects, ...cooling];
   }
 
   /** Is this DC one a read may be hedged to (neither cooling down here nor failed in the shared health)? */
   private ready(dc: DcEndpoint): boolean {
     const st = this.state.get(dc.name)!;
-    return !this.sharedFailed(dc) && (st.failedAt === undefined || st.retryClaimed === true);
+    return !this.sharedFailed(dc) && (st.suspectUntil ?? 0) <= this.now() && (st.failedAt === undefined || st.retryClaimed === true);
   }
 
   dcState(): Array<{ name: string; url: string; healthy: boolean; failedAt?: string; lastUsed?: string; connects: number; shared?: { reason: string; until: string } }> {
@@ -235,8 +244,9 @@ export class DirectoryPool {
     const st = this.state.get(dc.name)!;
     st.failedAt = this.now();
     st.retryClaimed = false;
+    st.suspectUntil = undefined;
     logger.warn('directory DC failed, tried last during cooldown', { dc: dc.name, problem: problemOf(e), error: (e as Error)?.message });
-    this.shareFinding(dc, e);
+    this.shareFinding(dc, problemOf(e), this.opts.cooldownMs);
   }
 
   private markOk(dc: DcEndpoint) {
@@ -244,6 +254,27 @@ export class DirectoryPool {
     st.failedAt = undefined;
     st.retryClaimed = false;
     st.lastUsed = this.now();
+    if (st.suspectUntil !== undefined) {
+      // the DC answered the read it had lost: it was slow, not gone
+      st.suspectUntil = undefined;
+      if (this.shared.get(dc.name)?.reason === 'slow') this.clearShared(dc);
+    }
+  }
+
+  /**
+   * Another DC answered a read this one has not answered after the hedge delay: until this one
+   * answers (markOk) or fails (markFailed), and at most twice the connect timeout, reads go to the
+   * others first, here and (shared as `slow`) in every instance. So a freezing DC costs an instance
+   * one hedge delay, not one per read, while its first try waits out the connect timeout.
+   */
+  private markSuspect(dc: DcEndpoint) {
+    const st = this.state.get(dc.name)!;
+    if (st.failedAt !== undefined) return;
+    const forMs = 2 * this.opts.connectTimeoutMs;
+    const first = (st.suspectUntil ?? 0) <= this.now();
+    st.suspectUntil = this.now() + forMs;
+    if (first) logger.warn('directory DC slower than the hedge delay, tried after the others', { dc: dc.name, hedgeDelayMs: this.hedgeDelay() });
+    this.shareFinding(dc, 'slow', forMs);
   }
 
   // ---- connections (at most maxConnections open)
@@ -432,6 +463,7 @@ export class DirectoryPool {
       let hedgeTimer: NodeJS.Timeout | undefined;
       let lastError: unknown;
       const started = new Set<string>();
+      const running_ = new Set<DcEndpoint>();
       const settle = () => {
         settled = true;
         clearTimeout(hedgeTimer);
@@ -443,17 +475,22 @@ export class DirectoryPool {
         if (!dc) return false;
         started.add(dc.name);
         running++;
+        running_.add(dc);
         const t0 = performance.now();
         this.attempt(creds, dc, fn, key).then(
           (value) => {
             running--;
+            running_.delete(dc);
             this.noteLatency(performance.now() - t0);
             if (settled) return;
             settle();
+            // a hedge won: the DCs still silent on this read go after the others for a while
+            for (const slow of running_) this.markSuspect(slow);
             resolve(value);
           },
           (e: unknown) => {
             running--;
+            running_.delete(dc);
             if (settled) return;
             if (overloadReason(e) !== undefined) {
               // no connection slot for this try: another try may still answer

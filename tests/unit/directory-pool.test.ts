@@ -281,6 +281,28 @@ describe('hedged reads: a read unanswered after the hedge delay goes to the next
     expect(healthy(p)).toEqual({ dcA: true, dcB: true });
   });
 
+  it(`after dcA lost a hedge (answering after ${SLOW_MS} ms), the next reads go to dcB first with no hedge wait, in this instance and (shared as slow) in another; dcA gets its place back once it has answered`, async () => {
+    const store = memoryStore();
+    const p = hedged({ sharedHealth: storeDcHealth(store, 'console') });
+    a.delayMs = SLOW_MS;
+    expect(await readOn(p)).toBe('dcB');
+    const next = await timed(() => readOn(p));
+    expect(next.value).toBe('dcB');
+    expect(next.ms).toBeLessThan(HEDGE_MS);
+    expect(a.ops).toHaveLength(1); // only the read it lost (the bind of its connection, not answered yet)
+    await new Promise((res) => setTimeout(res, 50));
+    const other = hedged({ sharedHealth: storeDcHealth(store, 'console') });
+    const third = await timed(() => readOn(other));
+    expect(third.value).toBe('dcB');
+    expect(third.ms).toBeLessThan(HEDGE_MS);
+    expect(other.dcState()[0]).toMatchObject({ connects: 0, shared: { reason: 'slow' } });
+    a.delayMs = 0;
+    await new Promise((res) => setTimeout(res, SLOW_MS)); // dcA answers the read it lost: slow, not gone
+    expect(await readOn(p)).toBe('dcA');
+    await new Promise((res) => setTimeout(res, 300)); // past the shared health's read interval
+    expect(await readOn(hedged({ sharedHealth: storeDcHealth(store, 'console') }))).toBe('dcA');
+  });
+
   it(`dcA answering within the hedge delay (no delay): dcB is never contacted`, async () => {
     const p = hedged();
     for (let i = 0; i < 3; i++) expect(await readOn(p)).toBe('dcA');
@@ -328,7 +350,8 @@ describe('hedged reads: a read unanswered after the hedge delay goes to the next
     expect(p.hedgeDelay()).toBeGreaterThanOrEqual(20);
     expect(p.hedgeDelay()).toBeLessThan(400);
     const capped = pool({ hedgeFloorMs: 20, hedgeCapMs: 60 });
-    a.delayMs = 100;
+    a.delayMs = 100; // both DCs slower than the cap: whichever answers, reads take 100 ms or more
+    b.delayMs = 100;
     for (let i = 0; i < 30; i++) await readOn(capped);
     expect(capped.hedgeDelay()).toBe(60);
   });
