@@ -69,11 +69,7 @@ class OfflineGateway {
       return r;
     };
     server.ext('onRequest', (request, h) => (decodable(request.url.pathname) ? h.continue : answer(h, 404, 'not_found').takeover()));
-    try {
-      this.capInFlight(server, security);
-    } catch (e) {
-      process.stdout.write(`offline gateway: no in-flight caps (${e && e.message})\n`);
-    }
+    this.capInFlight(server, security);
     // the function's own status: serverless-offline turns an OPTIONS answer into 200 (preflight)
     server.ext('onPostHandler', (request, h) => {
       if (!request.response.isBoom) request.app.hdcStatus = request.response.statusCode;
@@ -94,7 +90,7 @@ class OfflineGateway {
 
   /** Each function's in-flight requests at its `reservedConcurrency`, waiting within the start budget. */
   capInFlight(server, security) {
-    const { InFlightLimit, eventLoopPressure } = tsxRequire('../lib/gateway/in-flight.ts', __filename);
+    const { InFlightLimit } = tsxRequire('../lib/gateway/in-flight.ts', __filename);
     const { retryAfterFor } = tsxRequire('../lib/errors.ts', __filename);
     const consoleApp = this.serverless.service.service === 'hdc-console';
     let budgetMs = 2000;
@@ -109,20 +105,14 @@ class OfflineGateway {
       record = overloads.recordConsoleOverload;
     }
     const byRoute = new Map();
-    const limits = [];
-    // every instance here is a thread of this process: while they starve this thread (which reads,
-    // queues and refuses requests), fewer run at once (lib/gateway/in-flight.ts, eventLoopPressure)
-    const pressure = eventLoopPressure({ onTick: () => limits.forEach((l) => l.poke()) });
     for (const [name, fn] of Object.entries(this.serverless.service.functions ?? {})) {
       const reserved = Number(fn.reservedConcurrency);
       if (!Number.isInteger(reserved) || reserved < 1) continue;
-      const limit = new InFlightLimit(reserved, budgetMs, Date.now, pressure.share);
-      limits.push(limit);
+      const limit = new InFlightLimit(reserved, budgetMs);
       for (const ev of fn.events ?? []) {
         if (ev.httpApi && typeof ev.httpApi === 'object') byRoute.set(`${String(ev.httpApi.method).toUpperCase()} ${ev.httpApi.path}`, { name, limit });
       }
     }
-    process.stdout.write(`offline gateway: in-flight caps on ${byRoute.size} routes, start budget ${budgetMs} ms\n`);
     server.ext('onPreAuth', async (request, h) => {
       const routeKey = `${request.route.method.toUpperCase()} ${request.route.path}`;
       const entry = byRoute.get(routeKey);

@@ -9,7 +9,6 @@ export interface InFlightStats {
   running: number;
   waiting: number;
   limit: number;
-  allowed: number;
   admitted: number;
   refused: number;
 }
@@ -32,22 +31,7 @@ export class InFlightLimit {
     /** the start budget: the longest a request may wait for its turn (ms) */
     readonly budgetMs: number,
     private readonly now: () => number = Date.now,
-    /** the share of `limit` allowed now (0..1]: 1 unless the gateway itself is starved (eventLoopPressure) */
-    private readonly share: () => number = () => 1,
   ) {}
-
-  /** Requests allowed to run now: the limit, times the share the gateway's own load leaves (at least 1). */
-  private get allowed(): number {
-    return Math.max(1, Math.floor(this.limit * Math.min(1, this.share())));
-  }
-
-  /** The share grew: give turns to waiters up to what is allowed now. */
-  poke(): void {
-    while (this.running < this.allowed && this.waiting.length) {
-      this.running++;
-      this.waiting.shift()!.grant();
-    }
-  }
 
   /**
    * A turn for a request that arrived at `arrivedAt` (epoch ms): its release (call once when the
@@ -55,10 +39,9 @@ export class InFlightLimit {
    */
   async acquire(arrivedAt: number = this.now()): Promise<(() => void) | undefined> {
     const deadline = arrivedAt + this.budgetMs;
-    const allowed = this.allowed;
-    if (this.running < allowed && this.waiting.length === 0) return this.grant();
+    if (this.running < this.limit && this.waiting.length === 0) return this.grant();
     // refused at once when the queue ahead of it already takes longer than what is left
-    const rounds = Math.floor(this.waiting.length / allowed) + 1;
+    const rounds = Math.floor(this.waiting.length / this.limit) + 1;
     if (this.runMs > 0 && this.now() + rounds * this.runMs > deadline) return this.refuse();
     const granted = await new Promise<boolean>((resolve) => {
       const waiter: Waiter = { grant: () => resolve(true), deadline };
@@ -78,7 +61,7 @@ export class InFlightLimit {
   }
 
   stats(): InFlightStats {
-    return { running: this.running, waiting: this.waiting.length, limit: this.limit, allowed: this.allowed, admitted: this.admitted, refused: this.refused };
+    return { running: this.running, waiting: this.waiting.length, limit: this.limit, admitted: this.admitted, refused: this.refused };
   }
 
   private refuse(): undefined {
@@ -97,41 +80,10 @@ export class InFlightLimit {
       done = true;
       const ms = this.now() - started;
       this.runMs = this.runMs === 0 ? ms : 0.8 * this.runMs + 0.2 * ms;
-      // the slot goes straight to the oldest waiter still within its budget, unless fewer are allowed now
-      const next = this.running <= this.allowed ? this.waiting.shift() : undefined;
+      // the slot goes straight to the oldest waiter still within its budget
+      const next = this.waiting.shift();
       if (next) next.grant();
       else this.running--;
     };
   }
-}
-
-/**
- * The share of its limits a gateway allows while its own event loop is starved (issue 28): the
- * local serverless-offline gateway runs every function instance as a thread of its own process,
- * so ten busy instances of a function leave the thread that reads, queues and refuses requests a
- * sliver of the cores, and refusals come too late. When the loop's delay (p99 over 250 ms) passes
- * `lagMs`, the share drops (x0.6, down to 0.1); while it stays below, it grows back (+0.1 a tick).
- * `onChange` is told each tick (to give turns to waiters when the share grew).
- */
-export function eventLoopPressure(opts: { lagMs?: number; onTick?: () => void } = {}): { share: () => number; stop: () => void } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { monitorEventLoopDelay } = require('node:perf_hooks') as typeof import('node:perf_hooks');
-  const lagMs = opts.lagMs ?? 100;
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  let share = 1;
-  const timer = setInterval(() => {
-    const p99 = histogram.percentile(99) / 1e6;
-    histogram.reset();
-    share = p99 > lagMs ? Math.max(0.1, share * 0.6) : Math.min(1, share + 0.1);
-    opts.onTick?.();
-  }, 250);
-  timer.unref();
-  return {
-    share: () => share,
-    stop: () => {
-      clearInterval(timer);
-      histogram.disable();
-    },
-  };
 }

@@ -56,37 +56,6 @@ describe('InFlightLimit', () => {
   });
 });
 
-describe('while the gateway itself is starved (its event loop late), fewer run at once', () => {
-  it('a share of 0.5 of a limit of 4 lets 2 run; the others wait; when the share is back to 1 a poke gives them their turns', async () => {
-    let share = 0.5;
-    const limit = new InFlightLimit(4, 5000, Date.now, () => share);
-    const held = [(await limit.acquire())!, (await limit.acquire())!];
-    const third = limit.acquire();
-    const fourth = limit.acquire();
-    expect(limit.stats()).toMatchObject({ running: 2, waiting: 2, allowed: 2 });
-    share = 1;
-    limit.poke();
-    const [r3, r4] = await Promise.all([third, fourth]);
-    expect(limit.stats()).toMatchObject({ running: 4, waiting: 0, allowed: 4 });
-    for (const r of [...held, r3!, r4!]) r();
-    expect(limit.stats()).toMatchObject({ running: 0 });
-  });
-
-  it('a release while fewer are allowed than run does not hand its turn on', async () => {
-    let share = 1;
-    const limit = new InFlightLimit(2, 5000, Date.now, () => share);
-    const a = (await limit.acquire())!;
-    const b = (await limit.acquire())!;
-    const waiting = limit.acquire();
-    share = 0.5; // 1 allowed now
-    a();
-    expect(limit.stats()).toMatchObject({ running: 1, waiting: 1 });
-    b();
-    expect((await waiting) !== undefined).toBe(true);
-    expect(limit.stats()).toMatchObject({ running: 1, waiting: 0 });
-  });
-});
-
 describe('the reserved concurrency a container reads from the service files', () => {
   const ROOT = path.resolve(__dirname, '../..');
   it('resolves ${self:custom.concurrency.*} for every function of the console, the password service and the fleet plane', () => {
