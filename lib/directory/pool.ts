@@ -102,7 +102,9 @@ export interface SearchPage {
  * - a read unanswered after the hedge delay (about the recent p95 of reads, within a floor and a
  *   cap) goes to the next DC as well and the first answer wins (issue 28); a read whose DC fails
  *   goes to the next at once. The slower try runs on until it answers or times out, so a frozen
- *   DC is still found (and shared) while its requests are answered elsewhere;
+ *   DC is still found (and shared) while its requests are answered elsewhere; meanwhile the DC
+ *   that lost the hedge is tried after the others (here, and shared as `slow`), so a freezing DC
+ *   costs an instance one hedge delay, not one per read;
  * - a change (and a credential check) is never hedged: failover happens only when its connection
  *   is opened, and a change that was sent is never replayed (unknown outcome); a wrong password
  *   tried on two DCs would count twice towards the account's lockout;
