@@ -296,10 +296,7 @@ describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the 
       expect(page.entries.map((e) => e.sAMAccountName)).toEqual(['alice']);
       expect(first).toBeLessThan(ONCE(CONNECT_MS));
       // answered by dc2 after the hedge delay (issue 28); dc1's own try fails it at the connect timeout
-      for (const t0w = Date.now(); p.dcState()[0].healthy !== false; ) {
-        if (Date.now() - t0w > ONCE(CONNECT_MS)) throw new Error('dc1 was not marked failed within the connect timeout');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitUntil(() => p.dcState()[0].healthy === false, ONCE(CONNECT_MS));
       expect(p.dcState().map((d) => [d.name, d.healthy])).toEqual([['dc1', false], ['dc2', true]]);
       const t1 = Date.now();
       for (let i = 0; i < 5; i++) await base();
