@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { lookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
@@ -46,7 +47,12 @@ export async function discoverDcs(domain: string, dnsServers: string[], opts: { 
   if (dnsServers.length) resolver.setServers(dnsServers);
   let records: Array<{ name: string; port: number; priority: number; weight: number }>;
   try {
-    records = await resolver.resolveSrv(query);
+    records = await resolver.resolveSrv(query).catch((e: { code?: string }) => {
+      // Samba's DNS answers an SRV query that carries EDNS (as Node 22's c-ares sends it) with a
+      // response c-ares refuses (EBADRESP); asked plainly, it answers well
+      if (e.code !== 'EBADRESP' || !dnsServers.length) throw e;
+      return plainSrvQuery(query, dnsServers[0], opts.timeoutMs ?? 2000);
+    });
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ENOTFOUND' || code === 'ENODATA') records = [];
@@ -77,4 +83,71 @@ export async function discoveryDnsServers(configured: string | undefined, dcUrls
   const hosts = dcUrls.map((u) => new URL(u).hostname.replace(/^\[|\]$/g, ''));
   const addresses = await Promise.all(hosts.map(async (h) => (isIP(h) ? [h] : (await lookup(h, { all: true }).catch(() => [])).map((a) => a.address))));
   return [...new Set(addresses.flat())];
+}
+
+/** Read a (possibly compressed) name at `at`; its end in the message. */
+function readName(msg: Buffer, at: number): { name: string; end: number } {
+  const labels: string[] = [];
+  let end = -1;
+  for (let i = at, jumps = 0; ; ) {
+    if (i >= msg.length) throw Object.assign(new Error('truncated name'), { code: 'EBADRESP' });
+    const len = msg[i];
+    if (len === 0) {
+      if (end < 0) end = i + 1;
+      break;
+    }
+    if ((len & 0xc0) === 0xc0) {
+      if (++jumps > 20) throw Object.assign(new Error('name loop'), { code: 'EBADRESP' });
+      if (end < 0) end = i + 2;
+      i = ((len & 0x3f) << 8) | msg[i + 1];
+      continue;
+    }
+    labels.push(msg.toString('latin1', i + 1, i + 1 + len));
+    i += 1 + len;
+  }
+  return { name: labels.join('.'), end };
+}
+
+/** One SRV question over UDP without EDNS (the fallback above); the answer's SRV records. */
+export async function plainSrvQuery(name: string, server: string, timeoutMs: number): Promise<Array<{ name: string; port: number; priority: number; weight: number }>> {
+  const [host, port] = server.includes(']') ? [server.slice(1, server.indexOf(']')), Number(server.split(']:')[1] ?? 53)] : server.split(':').length === 2 ? [server.split(':')[0], Number(server.split(':')[1])] : [server, 53];
+  const id = Math.floor(Math.random() * 0xffff);
+  const question = Buffer.concat([
+    Buffer.from([id >> 8, id & 0xff, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]),
+    ...name.split('.').map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, 'latin1')])),
+    Buffer.from([0, 0, 33, 0, 1]),
+  ]);
+  const socket = createSocket(isIP(host) === 6 ? 'udp6' : 'udp4');
+  const msg = await new Promise<Buffer>((resolve, reject) => {
+    const timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' })), timeoutMs);
+    socket.on('message', (m) => {
+      if (m.length >= 12 && m.readUInt16BE(0) === id) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    socket.on('error', (e) => {
+      clearTimeout(timer);
+      reject(Object.assign(e, { code: (e as { code?: string }).code === 'ECONNREFUSED' ? 'ECONNREFUSED' : 'EBADRESP' }));
+    });
+    socket.send(question, port, host);
+  }).finally(() => socket.close());
+  const rcode = msg[3] & 0x0f;
+  if (rcode === 3) throw Object.assign(new Error('no such name'), { code: 'ENOTFOUND' });
+  if (rcode !== 0) throw Object.assign(new Error(`rcode ${rcode}`), { code: 'EBADRESP' });
+  const qd = msg.readUInt16BE(4);
+  const an = msg.readUInt16BE(6);
+  let at = 12;
+  for (let i = 0; i < qd; i++) at = readName(msg, at).end + 4;
+  const out: Array<{ name: string; port: number; priority: number; weight: number }> = [];
+  for (let i = 0; i < an; i++) {
+    at = readName(msg, at).end;
+    const type = msg.readUInt16BE(at);
+    const rdlength = msg.readUInt16BE(at + 8);
+    const rdata = at + 10;
+    if (type === 33) out.push({ priority: msg.readUInt16BE(rdata), weight: msg.readUInt16BE(rdata + 2), port: msg.readUInt16BE(rdata + 4), name: readName(msg, rdata + 6).name });
+    at = rdata + rdlength;
+  }
+  if (!out.length) throw Object.assign(new Error('no SRV record'), { code: 'ENODATA' });
+  return out;
 }

@@ -113,14 +113,15 @@ describe('channels', () => {
 
 describe('acting on alerts (issue 29): acknowledge and silence, audited with who and why', () => {
   const acme = stack.consoles.find((c) => c.clientCode === 'acme')!.id;
-  const initech = stack.consoles.find((c) => c.clientCode === 'initech')!.id;
+  // a console of a client tech-alice is not assigned to (the stack seeds consoles for acme and globex)
+  const globex = stack.consoles.find((c) => c.clientCode === 'globex')!.id;
   // keys no rule decides about: the scheduled poll leaves them as they are
   const KEY = `console:${acme}:routes-test`;
-  const OTHER = `console:${initech}:routes-test`;
+  const OTHER = `console:${globex}:routes-test`;
   const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
   beforeAll(async () => {
     const at = new Date().toISOString();
-    for (const [key, clientCode, consoleId] of [[KEY, 'acme', acme], [OTHER, 'initech', initech]]) await fireAlert(fleetStore(), { key, kind: 'console_dc_down', severity: 'warning', clientCode, subject: `Routes test ${clientCode}`, params: {}, link: `/consoles/${consoleId}`, consoleId, firedAt: at, updatedAt: at });
+    for (const [key, clientCode, consoleId] of [[KEY, 'acme', acme], [OTHER, 'globex', globex]]) await fireAlert(fleetStore(), { key, kind: 'console_dc_down', severity: 'warning', clientCode, subject: `Routes test ${clientCode}`, params: {}, link: `/consoles/${consoleId}`, consoleId, firedAt: at, updatedAt: at });
   });
   afterAll(async () => {
     for (const key of [KEY, OTHER]) await resolveAlert(fleetStore(), key);
@@ -154,7 +155,7 @@ describe('acting on alerts (issue 29): acknowledge and silence, audited with who
     expect(view.active.find((a: any) => a.key === KEY).silencedBy).toBe(r.body.id);
     expect(view.silences.map((x: any) => x.id)).toContain(r.body.id);
     // another client's console is unknown to her (404, audited out_of_scope); a rule across clients is for administrators
-    const other = await call('POST', '/api/alerts/silences', { ...alice, body: { consoleId: initech, endsAt: inAnHour(), comment: 'routes test' } });
+    const other = await call('POST', '/api/alerts/silences', { ...alice, body: { consoleId: globex, endsAt: inAnHour(), comment: 'routes test' } });
     expect(other.status).toBe(404);
     expect(await auditRowOf(other.correlationId)).toMatchObject({ event: 'auth.forbidden', reason: 'out_of_scope' });
     expect((await call('POST', '/api/alerts/silences', { ...alice, body: { kind: 'console_down', endsAt: inAnHour(), comment: 'routes test' } })).body.code).toBe('admin_required');
