@@ -153,7 +153,8 @@ test('alerts you can act on: grouped by rule and client, acknowledged with why, 
   await expect(group.textContent()).resolves.toMatch(/silenced/);
 
   // the history, filtered to what fired
-  await page.getByLabel('Event', { exact: true }).selectOption('fired');
+  // the select sits inside its label, so its accessible name is the label's words and its selected option's
+  await page.getByRole('combobox', { name: /^Event/ }).selectOption('fired');
   const events = await page.locator('[data-testid="alerts-history"] tbody tr td:nth-child(2)').allTextContents();
   expect(events.length).toBeGreaterThan(0);
   expect(events.every((e) => e.startsWith('Fired'))).toBe(true);
