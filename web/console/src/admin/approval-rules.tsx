@@ -99,33 +99,35 @@ function RulesForm({ loaded, saved, setSaved, onSaved }: { loaded: { settings: S
             <legend>
               {d.id}: {role?.name ?? d.roleId} on {d.scope.map((x) => ouPath(x.dn)).join('; ')}
             </legend>
-            {held.length === 0 ? (
-              <p className="muted">Its role holds no action that can need approval.</p>
-            ) : (
-              <div role="group" aria-label={`Actions of ${d.id} that need approval`}>
-                <p className="hint">Needs approval:</p>
-                {held.map((x) => (
-                  <label key={x} className="check">
-                    <input type="checkbox" checked={r.requiresApproval.includes(x)} onChange={(e) => setRule(d.id, { ...r, requiresApproval: e.target.checked ? [...r.requiresApproval, x] : r.requiresApproval.filter((y) => y !== x) })} />
-                    {actionWords(x)}
-                  </label>
-                ))}
-              </div>
-            )}
-            <ApproversEditor
-              what={`Approvers of ${d.id}`}
-              value={r.approvers}
-              count={r.approvalsNeeded}
-              roles={loaded.roles}
-              operators={loaded.operators}
-              fallback="Nobody named: the default approvers below decide."
-              onChange={(approvers, approvalsNeeded) => setRule(d.id, { ...r, approvers, approvalsNeeded })}
-            />
+            <div className="rule">
+              {held.length === 0 ? (
+                <p className="muted">Its role holds no action that can need approval.</p>
+              ) : (
+                <div role="group" aria-label={`Actions of ${d.id} that need approval`} className="choices">
+                  <p className="hint">Needs approval:</p>
+                  {held.map((x) => (
+                    <label key={x} className="check">
+                      <input type="checkbox" checked={r.requiresApproval.includes(x)} onChange={(e) => setRule(d.id, { ...r, requiresApproval: e.target.checked ? [...r.requiresApproval, x] : r.requiresApproval.filter((y) => y !== x) })} />
+                      {actionWords(x)}
+                    </label>
+                  ))}
+                </div>
+              )}
+              <ApproversEditor
+                what={`Approvers of ${d.id}`}
+                value={r.approvers}
+                count={r.approvalsNeeded}
+                roles={loaded.roles}
+                operators={loaded.operators}
+                fallback="Nobody named: the default approvers below decide."
+                onChange={(approvers, approvalsNeeded) => setRule(d.id, { ...r, approvers, approvalsNeeded })}
+              />
+            </div>
           </fieldset>
         );
       })}
       <h2>Every delegation</h2>
-      <fieldset>
+      <fieldset className="grid">
         <legend>Always needs approval, whatever the delegation</legend>
         {APPROVABLE.map((x) => (
           <label key={x} className="check">
