@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { multilineText } from '../../plain-text';
+import { plainText } from '../../plain-text';
 import type { Store } from '../../store';
 import { deleteRecord, getRecord, putRecord, queryRecords } from '../../store/records';
 import { clientCodeSchema } from '../clients';
@@ -30,7 +30,8 @@ export interface Silence {
   createdBy: string;
 }
 
-export const commentSchema = multilineText().trim().min(1).max(500);
+// one line: a comment is shown in lists and carried into notifications (issue 25: no control characters, line breaks included)
+export const commentSchema = plainText().trim().min(1).max(500);
 
 /** POST /api/alerts/silences: at least one matcher, an end between now and 30 days ahead, a comment. */
 export const silenceInputSchema = z
