@@ -62,13 +62,6 @@ describe('the contract validator', () => {
     expect(console_.validate(answer('GET', '/api/exports/users', json([]))).violations).toContain('media type application/json is not declared for 200 (declared: text/csv)');
   });
 
-  it('takes either alternative of a status: the upgrade pack as JSON or as a zip with its name', () => {
-    const zip = { status: 200, headers: { 'content-type': 'application/zip', 'content-disposition': 'attachment; filename="p.zip"', 'x-correlation-id': 'c' }, body: 'PK\u0003\u0004' };
-    expect(fleet.validate(answer('POST', '/api/upgrades/pack', zip)).violations).toEqual([]);
-    const pack = { generatedAt: 't', target: { tag: '1.4.0', repository: null, image: 'r/hdc:1.4.0' }, clients: [], leftOut: [] };
-    expect(fleet.validate(answer('POST', '/api/upgrades/pack', json(pack))).violations).toEqual([]);
-  });
-
   it('refuses a body where none is declared (204)', () => {
     expect(console_.validate(answer('POST', '/api/auth/logout', json(undefined, 204))).violations).toEqual([]);
     expect(console_.validate(answer('POST', '/api/auth/logout', json({ ok: true }, 204))).violations).toEqual(['status 204 declares no body, and the answer has one']);

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { deleteRecord, queryRecords } from '../../../lib/store/records';
 import { writePollState, type ConsolePollState } from '../../../lib/fleet/poll/state';
 import { adminAuth, auditRowOf, auditRows, auditRowsOf, call, personaHeaders, fleetStore, stack } from './support';
-import { recordAnswer } from '../../support/contract-recorder';
 
 // Console upgrades through the real HTTP stack: settings (refusals: code, no audit row, nothing
 // changed), drift badges on the console answers, packs (json and zip; scope, levels, 409s, the
@@ -249,11 +248,7 @@ async function rawPost(p: string, body: unknown): Promise<Buffer> {
     const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'teleport-jwt-assertion': auth.assertion! } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        recordAnswer('fleet', { method: 'POST', url: url.pathname, status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('latin1') });
-        resolve(bytes);
-      });
+      res.on('end', () => resolve(Buffer.concat(chunks)));
     });
     req.on('error', reject);
     req.end(payload);
