@@ -103,7 +103,7 @@ test('console: sign-in, every section and administration screen, a dialog, the e
   // a screen whose request fails: the words, the correlation id, Retry
   // the screen asks /api/users with no query string until something is typed
   const usersApi = /\/api\/users(\?|$)/;
-  await page.route(usersApi, (route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ code: 'internal_error', correlationId: 'e2e-corr-29' }) }));
+  await page.route(usersApi, (route) => route.fulfill({ status: 500, contentType: 'application/json', headers: { 'x-correlation-id': 'e2e-corr-29' }, body: JSON.stringify({ code: 'internal_error', correlationId: 'e2e-corr-29' }) }));
   await page.goto('/users');
   const failed = page.getByTestId('error-state');
   await failed.waitFor();
