@@ -20,7 +20,7 @@ export function AcknowledgeDialog({ alert, onClose, onDone }: { alert: Alert; on
         <p>The alert stays active and on this page, marked as yours; its end is not notified. It is audited with your comment.</p>
         <label>
           Why (what is being done)
-          <textarea name="ack-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
+          <input name="ack-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
         </label>
         <ErrorText error={a.error} />
         <div className="actions">
@@ -94,7 +94,7 @@ export function SilenceDialog({ target, onClose, onDone }: { target: SilenceTarg
         )}
         <label>
           Why
-          <textarea name="silence-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
+          <input name="silence-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
         </label>
         <ErrorText error={a.error} />
         <div className="actions">
