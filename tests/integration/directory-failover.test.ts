@@ -1,16 +1,13 @@
-import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { Attribute, Change } from 'ldapts';
 import { DirectoryInvalidCredentials, DirectoryPool, type DcEndpoint } from '../../lib/directory';
 import { ApiError } from '../../lib/errors';
-import { ROOT } from '../../local/processes';
+import { dcSh, freezeDc as freezeFault, type FrozenDc } from '../../local/directory/dc-faults';
 import { consoleEnvironment, runAdminCommand } from '../../functions/admin/cli';
 import { account, nextCode, newClient, seedUser, signedIn, stack } from '../support/stack';
 
 // Against the two real Samba DCs: DC1's process is stopped and started again by PID.
-const dcSh = (...args: string[]) => execFileSync('bash', [path.join(ROOT, 'local/directory/dc.sh'), ...args], { stdio: 'pipe' });
 const caPem = fs.readFileSync(stack.directory.caFile, 'utf8');
 const dcs: DcEndpoint[] = stack.directory.dcs.map((d) => ({ name: d.name, url: d.url }));
 const read = { user: stack.directory.technicalAccounts.read.upn, password: stack.directory.technicalAccounts.read.password };
@@ -192,74 +189,12 @@ describe('kept read connections', () => {
 // --- A frozen DC: every samba process of dc1 stopped (SIGSTOP): TCP is still accepted, nothing
 // answers. The DCs are shared by every worktree: each freeze is undone in a finally, in afterAll,
 // and by a detached watchdog that wakes them even if this test process dies.
-const frozen = new Set<{ thaw(): void }>();
-
-/** PIDs of a DC's samba processes: its root process (dc.sh status), its process group and its process tree. */
-function dcProcesses(name: string): number[] {
-  const root = (JSON.parse(dcSh('status').toString()) as { dcs: Array<{ name: string; pid: number | null }> }).dcs.find((d) => d.name === name)?.pid;
-  if (!root) throw new Error(`${name} is not running`);
-  const stat = (pid: number) => {
-    try {
-      const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      return { ppid: Number(f[1]), pgid: Number(f[2]) };
-    } catch {
-      return undefined;
-    }
-  };
-  const pgid = stat(root)!.pgid;
-  const all = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
-  const out = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of all) {
-      const st = stat(p);
-      if (st && !out.has(p) && (st.pgid === pgid || out.has(st.ppid))) {
-        out.add(p);
-        grew = true;
-      }
-    }
-  }
-  return [...out];
-}
-
-function freezeDc(name: string) {
-  // samba forks short-lived workers: one may exit between the listing and its SIGSTOP (ESRCH, seen
-  // on a fresh CI machine), and one forked meanwhile is caught by a second listing
-  const pids: number[] = [];
-  for (let round = 0; round < 2; round++) {
-    for (const p of dcProcesses(name)) {
-      if (pids.includes(p)) continue;
-      try {
-        process.kill(p, 'SIGSTOP');
-        pids.push(p);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-      }
-    }
-  }
-  const watchdog = spawn('sh', ['-c', `sleep 180; kill -CONT ${pids.join(' ')} 2>/dev/null`], { detached: true, stdio: 'ignore' });
-  watchdog.unref();
-  const f = {
-    pids,
-    thaw() {
-      for (const p of pids) {
-        try {
-          process.kill(p, 'SIGCONT');
-        } catch {
-          /* gone */
-        }
-      }
-      try {
-        process.kill(-watchdog.pid!, 'SIGTERM');
-      } catch {
-        /* done already */
-      }
-      frozen.delete(f);
-    },
-  };
-  frozen.add(f);
-  return f;
+const frozen = new Set<FrozenDc>();
+function freezeDc(name: string): FrozenDc {
+  const f = freezeFault(name);
+  const tracked = { pids: f.pids, thaw: () => (f.thaw(), frozen.delete(tracked)) };
+  frozen.add(tracked);
+  return tracked;
 }
 
 /** Until DC1 answers a bind again (it was frozen). */
