@@ -1,4 +1,4 @@
-import { Attribute, Change, type Entry, type Filter } from 'ldapts';
+import { Attribute, Change, ResultCodeError, type Entry, type Filter } from 'ldapts';
 import { ApiError } from '../errors';
 import { isAtOrBelow, isBelow } from './dn';
 import { DirectoryError, isDirectoryError } from './errors';
@@ -102,6 +102,11 @@ export interface Directory {
   readFactsByDn(dn: string, attributes: string[]): Promise<ObjectFacts | undefined>;
   /** Attribute values of the object at `dn` (base read); undefined when none there. */
   readAttributes(dn: string, attributes: string[], opts?: { binary?: string[] }): Promise<DirectoryEntry | undefined>;
+  /**
+   * Attribute values of the object at `dn` with the name of the DC that answered: for the
+   * attributes each DC keeps for itself (badPwdCount, badPasswordTime are never replicated).
+   */
+  readAttributesWithDc?(dn: string, attributes: string[]): Promise<{ dc: string; entry: DirectoryEntry | undefined }>;
   /** Names of the attributes the directory lets this account read on `dn` (values never fetched). */
   readableAttributeNames(dn: string): Promise<Set<string>>;
   /** SIDs of every group `dn` is nested in, transitively. */
@@ -291,6 +296,22 @@ export class LdapDirectory implements Directory {
       if (isDirectoryError(e, 'no_such_object')) return undefined;
       throw e;
     }
+  }
+
+  async readAttributesWithDc(dn: string, attributes: string[]): Promise<{ dc: string; entry: DirectoryEntry | undefined }> {
+    return this.pool.run(
+      await this.readCreds(),
+      'read',
+      async (client, dc) => {
+        try {
+          return { dc: dc.name, entry: (await client.search(dn, { scope: 'base', attributes })).searchEntries[0] };
+        } catch (e) {
+          if (e instanceof ResultCodeError && e.code === 32) return { dc: dc.name, entry: undefined }; // noSuchObject
+          throw e;
+        }
+      },
+      { reuse: true },
+    );
   }
 
   async readableAttributeNames(dn: string): Promise<Set<string>> {

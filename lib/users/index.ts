@@ -7,6 +7,7 @@ import { scopeQuerySchema, searchScope, type ScopeQuery } from '../authz/scoped-
 import { escapeFilterValue, isGuid } from '../directory';
 import { fileTimeToIso, isTrue, USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { notFound } from '../errors';
+import type { Directory } from '../directory';
 
 export { hintOf, type ActionHint };
 
@@ -56,6 +57,36 @@ export function userView(f: ObjectFacts, cls: TargetClass): UserView {
   };
 }
 
+/**
+ * What a helpdesk asks about a sign-in problem. `lockedOutAt` replicates urgently (every DC says
+ * the same); `badPasswordCount` and `lastBadPassword` are kept by each DC for itself and come from
+ * the DC that answered the read, named in `dc` (docs/decisions.md, issue 29).
+ */
+export const signInFactsSchema = z.object({
+  lockedOutAt: z.string().nullable(),
+  badPasswordCount: z.number().int().nullable(),
+  lastBadPassword: z.string().nullable(),
+  dc: z.string().nullable(),
+});
+export const userGroupSchema = z.object({ name: z.string(), dn: z.string() });
+const SIGN_IN_ATTRIBUTES = ['lockoutTime', 'badPwdCount', 'badPasswordTime'];
+
+export async function signInFacts(dir: Directory, dn: string, lockedOut: boolean): Promise<z.infer<typeof signInFactsSchema>> {
+  const read = dir.readAttributesWithDc ? await dir.readAttributesWithDc(dn, SIGN_IN_ATTRIBUTES) : { dc: null, entry: await dir.readAttributes(dn, SIGN_IN_ATTRIBUTES) };
+  const a = (read.entry ?? {}) as Record<string, string | string[] | undefined>;
+  const count = first(a.badPwdCount);
+  return {
+    lockedOutAt: lockedOut ? (fileTimeToIso(a.lockoutTime) ?? null) : null,
+    badPasswordCount: count !== null && /^\d+$/.test(count) ? Number(count) : null,
+    lastBadPassword: fileTimeToIso(a.badPasswordTime) ?? null,
+    dc: read.entry ? read.dc : null,
+  };
+}
+
+const rdnValue = (dn: string) => (/^[^=]+=((?:\\.|[^,\\])*)/.exec(dn)?.[1] ?? dn).replace(/\\(.)/g, '$1');
+/** The groups the user is a direct member of (memberOf; the primary group is not listed there), by name. */
+export const userGroups = (memberOf: string[] | undefined) => (memberOf ?? []).map((dn) => ({ name: rdnValue(dn), dn })).sort((x, y) => x.name.localeCompare(y.name));
+
 /** Detail view with display hints (the hints decide nothing: every action is decided again). */
 export async function getUser(ctx: DecisionContext, actor: Actor, guid: string, correlationId: string) {
   if (!isGuid(guid)) throw notFound();
@@ -63,7 +94,8 @@ export async function getUser(ctx: DecisionContext, actor: Actor, guid: string, 
   if (!d.allowed) throw notFound();
   const actions: Record<string, ActionHint> = {};
   for (const a of [...APPROVABLE_ACTIONS.filter((x) => x.startsWith('users.')), 'users.move', 'users.rename', 'users.rename.login'] as const) actions[a] = hintOf(await decideOnUser(ctx, actor, a, guid, { audit: false, correlationId }));
-  return { ...userView(d.target, d.cls), dn: d.target.dn, cn: first(d.target.attributes.cn), actions };
+  const view = userView(d.target, d.cls);
+  return { ...view, dn: d.target.dn, cn: first(d.target.attributes.cn), signIn: await signInFacts(ctx.dir, d.target.dn, view.lockedOut), groups: userGroups(d.target.memberOf), actions };
 }
 
 export const userSearchQuerySchema = scopeQuerySchema;

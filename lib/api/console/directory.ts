@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { groupMembersResultSchema } from '../../actions/group-members';
 import { computerViewSchema } from '../../computers';
 import { groupViewSchema } from '../../groups';
-import { userViewSchema } from '../../users';
+import { signInFactsSchema, userGroupSchema, userViewSchema } from '../../users';
 
 // The console's answers about directory objects: computers, users, groups, watch lists, and the
 // outcomes of the actions on them (the read views are lib's own schemas, named here).
@@ -22,7 +22,11 @@ export const userPage = page(userView).meta({ id: 'UserPage' });
 export const groupPage = page(groupView).meta({ id: 'GroupPage' });
 
 export const computerDetail = computerViewSchema.extend({ actions: z.object({ revealLaps: z.boolean(), expireLaps: z.boolean() }) }).meta({ id: 'ComputerDetail' });
-export const userDetail = userViewSchema.extend({ dn: z.string(), cn: z.string().nullable(), actions: z.record(z.string(), actionHint) }).meta({ id: 'UserDetail' });
+/** Sign-in facts: the lockout (replicated), the bad-password count and time as kept by the DC named in `dc` (each DC counts its own). */
+export const userSignIn = signInFactsSchema.meta({ id: 'UserSignIn' });
+export const userDetail = userViewSchema
+  .extend({ dn: z.string(), cn: z.string().nullable(), signIn: userSignIn, groups: z.array(userGroupSchema), actions: z.record(z.string(), actionHint) })
+  .meta({ id: 'UserDetail' });
 export const groupDetail = groupViewSchema.extend({ dn: z.string(), managedBy: z.string().nullable(), info: z.string().nullable(), actions: z.record(z.string(), actionHint) }).meta({ id: 'GroupDetail' });
 
 export const memberView = z

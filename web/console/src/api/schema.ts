@@ -2407,12 +2407,17 @@ export type components = {
             dn: string;
             enabled: boolean;
             givenName: string | null;
+            groups: {
+                dn: string;
+                name: string;
+            }[];
             id: string;
             lastSignIn: string | null;
             lockedOut: boolean;
             mail: string | null;
             passwordLastSet: string | null;
             protected: boolean;
+            signIn: components["schemas"]["UserSignIn"];
             sn: string | null;
             telephoneNumber: string | null;
             upn: string | null;
@@ -2423,6 +2428,12 @@ export type components = {
             incomplete: boolean;
             items: components["schemas"]["UserView"][];
             truncated: boolean;
+        };
+        UserSignIn: {
+            badPasswordCount: number | null;
+            dc: string | null;
+            lastBadPassword: string | null;
+            lockedOutAt: string | null;
         };
         /** @description A user the operator may read (never a password) */
         UserView: {

@@ -2,13 +2,13 @@ import { useState } from 'react';
 import { get } from '../api';
 import { Link, Loaded, ouPath, useLoaded, when } from '../ui';
 import { UserActionDialog, ACTION_LABEL } from './user-action';
-import { UserState, type User } from './users';
+import { UserState, type UserDetail } from './users';
 
 // A user: the facts a helpdesk asks for, and only the actions the operator holds (directly or
 // with approval).
 
 export function UserPage({ id }: { id: string }) {
-  const { data, error, reload } = useLoaded(id, (x) => get<User>(`/api/users/${encodeURIComponent(x)}`));
+  const { data, error, reload } = useLoaded(id, (x) => get<UserDetail>(`/api/users/${encodeURIComponent(x)}`));
   const [action, setAction] = useState<string>();
   return (
     <section aria-labelledby="user-title">
@@ -47,6 +47,19 @@ export function UserPage({ id }: { id: string }) {
                 <dt>Password last set</dt>
                 <dd>{when(u.passwordLastSet)}</dd>
               </dl>
+              <SignInFacts u={u} />
+              <h2 id="user-groups">Groups</h2>
+              {u.groups.length ? (
+                <ul className="chips" aria-labelledby="user-groups" data-testid="user-groups">
+                  {u.groups.map((g) => (
+                    <li key={g.dn} title={ouPath(g.dn.replace(/^(?:[^,\\]|\\.)*,/, ''))}>
+                      {g.name}
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <p className="muted">Member of its primary group only.</p>
+              )}
               <div className="actions">
                 {offered.map(([a, h]) => (
                   <button key={a} type="button" className={h === 'approval' ? 'secondary' : undefined} onClick={() => setAction(a)}>
@@ -72,5 +85,29 @@ export function UserPage({ id }: { id: string }) {
         }}
       </Loaded>
     </section>
+  );
+}
+
+/** The lockout and the bad passwords, as a helpdesk asks about a sign-in problem. */
+function SignInFacts({ u }: { u: UserDetail }) {
+  const s = u.signIn;
+  return (
+    <>
+      <h2>Sign-in problems</h2>
+      <dl className="facts" data-testid="user-sign-in">
+        <dt>Locked out</dt>
+        <dd>{u.lockedOut ? (s.lockedOutAt ? `since ${when(s.lockedOutAt)}` : 'yes') : 'no'}</dd>
+        <dt>Bad passwords</dt>
+        <dd>
+          {s.badPasswordCount ?? '—'}
+          {s.lastBadPassword ? `, the last at ${when(s.lastBadPassword)}` : ''}
+        </dd>
+        <dt>Domain controller</dt>
+        <dd>
+          {s.dc ?? '—'}
+          {s.dc && <span className="hint"> (the DC that answered: each DC counts bad passwords for itself; the lockout reaches every DC at once)</span>}
+        </dd>
+      </dl>
+    </>
   );
 }

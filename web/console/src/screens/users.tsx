@@ -25,6 +25,12 @@ export interface User {
   dn?: string;
   actions?: Record<string, Hint>;
 }
+/** The detail answer: the user with its sign-in facts and its groups. */
+export interface UserDetail extends User {
+  dn: string;
+  signIn: { lockedOutAt: string | null; badPasswordCount: number | null; lastBadPassword: string | null; dc: string | null };
+  groups: Array<{ name: string; dn: string }>;
+}
 
 export function UserState({ u }: { u: Pick<User, 'enabled' | 'lockedOut'> }) {
   if (!u.enabled && u.lockedOut)
