@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditLogger, logger } from '../log';
 import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from '../store';
-import { chainHash, GENESIS_HASH } from './canonical';
+import { canonicalJson, chainHash, chainHashOfText, GENESIS_HASH } from './canonical';
 import { entriesOfLookup, groupLookups, lookupFacts, type LookupEntry } from './lookup';
 import { AuditSigner, type KeySource } from './signing';
 
@@ -379,12 +379,14 @@ export class AuditChain {
     for (const base of prepared.bases) {
       const seq = before.seq + 1;
       const fullBody = { ...base, at, seq };
-      const hash = chainHash(before.hash, fullBody);
+      const text = canonicalJson(fullBody);
+      const hash = chainHashOfText(before.hash, text);
       rows.push({ ...fullBody, prevHash: before.hash, hash });
       items.push({
         Put: {
           TableName: this.store.tableName,
-          Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: fullBody, prevHash: before.hash, hash, ...lk },
+          // stored exactly as hashed, keys in canonical order (which lets verify re-serialize it fast)
+          Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: JSON.parse(text), prevHash: before.hash, hash, ...lk },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });

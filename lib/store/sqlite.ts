@@ -26,11 +26,16 @@ const encode = (item: Item) =>
     if (raw instanceof Set) return { [TAG]: 's', v: [...raw] };
     return v;
   });
+// JSON writes the tag's NUL as \u0000: an item without that text has no tagged value, and is read
+// without a reviver (a reviver is called for every value: most of a page's cost)
+const TAGGED = JSON.stringify(TAG).slice(1, -1);
 const decode = (text: string): Item =>
-  JSON.parse(text, (_k, v) => {
-    if (v && typeof v === 'object' && TAG in v) return v[TAG] === 'b' ? new Uint8Array(Buffer.from(v.v, 'base64')) : new Set(v.v);
-    return v;
-  });
+  !text.includes(TAGGED)
+    ? JSON.parse(text)
+    : JSON.parse(text, (_k, v) => {
+        if (v && typeof v === 'object' && TAG in v) return v[TAG] === 'b' ? new Uint8Array(Buffer.from(v.v, 'base64')) : new Set(v.v);
+        return v;
+      });
 
 function loadSqlite(): typeof import('node:sqlite') {
   // loaded only where SQLite is the store: the module prints an ExperimentalWarning on Node 22
@@ -152,7 +157,7 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
   const returnValues = (mode: string | undefined, old: Item | undefined, next: Item | undefined) =>
     mode === 'ALL_OLD' ? (old ? { Attributes: old } : {}) : mode === 'ALL_NEW' ? (next ? { Attributes: next } : {}) : {};
 
-  function pageOf(rows: Array<{ item: string }>, limit: number | undefined, projection: string | undefined, ctx: ExpressionContext, filter?: string) {
+  function pageOf(rows: Iterable<{ item: string }>, limit: number | undefined, projection: string | undefined, ctx: ExpressionContext, filter?: string) {
     const Items: Item[] = [];
     let bytes = 0;
     let last: Item | undefined;
@@ -230,10 +235,11 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
         args.push(keyOf(start, 'ExclusiveStartKey').sk);
       }
       const limit = input.Limit;
-      const rows = sql(`SELECT item FROM items WHERE ${where.join(' AND ')} ORDER BY sk ${forward ? 'ASC' : 'DESC'}${limit !== undefined ? ' LIMIT ?' : ''}`).all(
+      // rows are read one by one up to the page's end (its Limit or 1 MB), not the whole partition
+      const rows = sql(`SELECT item FROM items WHERE ${where.join(' AND ')} ORDER BY sk ${forward ? 'ASC' : 'DESC'}${limit !== undefined ? ' LIMIT ?' : ''}`).iterate(
         ...args,
         ...(limit !== undefined ? [limit] : []),
-      ) as Array<{ item: string }>;
+      ) as Iterable<{ item: string }>;
       return pageOf(rows, limit, input.ProjectionExpression, ctx, input.FilterExpression);
     },
     async batchGet(keys) {
@@ -287,9 +293,9 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
       const start = input.ExclusiveStartKey as Item | undefined;
       const rows = (
         start
-          ? sql('SELECT item FROM items WHERE pk > ? OR (pk = ? AND sk > ?) ORDER BY pk, sk LIMIT ?').all(start.pk, start.pk, start.sk, input.Limit ?? -1)
-          : sql('SELECT item FROM items ORDER BY pk, sk LIMIT ?').all(input.Limit ?? -1)
-      ) as Array<{ item: string }>;
+          ? sql('SELECT item FROM items WHERE pk > ? OR (pk = ? AND sk > ?) ORDER BY pk, sk LIMIT ?').iterate(start.pk, start.pk, start.sk, input.Limit ?? -1)
+          : sql('SELECT item FROM items ORDER BY pk, sk LIMIT ?').iterate(input.Limit ?? -1)
+      ) as Iterable<{ item: string }>;
       return pageOf(rows, input.Limit, input.ProjectionExpression, {});
     },
     async ensure() {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { open, openString, seal } from '../../lib/crypto/seal';
 import { canonicalJson, chainHash, GENESIS_HASH } from '../../lib/audit/canonical';
@@ -26,6 +27,19 @@ describe('audit canonical form', () => {
   it('does not depend on key order and drops undefined', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, 2], c: 'x' }, u: undefined })).toBe('{"a":{"c":"x","d":[1,2]},"b":1}');
     expect(chainHash(GENESIS_HASH, { a: 1, b: 2 })).toBe(chainHash(GENESIS_HASH, { b: 2, a: 1 }));
+  });
+  it('serializes exactly as the first implementation did, so stored chains keep verifying (property test)', () => {
+    // the implementation the stored chains were hashed with, before it was rewritten for speed
+    const reference = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value);
+      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : reference(v))).join(',')}]`;
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(',')}}`;
+    };
+    fc.assert(fc.property(fc.anything({ withNullPrototype: true, withObjectString: true, maxDepth: 4 }), (v) => canonicalJson(v) === reference(v)), { numRuns: 2000 });
+    expect(canonicalJson({ 'é': 1, 'e': [undefined, 2], 'Z': { '\u2028': 'x' } })).toBe(reference({ 'é': 1, 'e': [undefined, 2], 'Z': { '\u2028': 'x' } }));
   });
   it('changes the hash when the optional client field is added, changed or removed', () => {
     const base = { event: 'x', seq: 1 };
