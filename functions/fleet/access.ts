@@ -20,12 +20,12 @@ const gateways = defineFleetRoute({
 const autoupdate = defineFleetRoute({
   method: 'GET',
   path: '/api/access/autoupdate',
-  summary: 'Agent auto-update: mode, target version, strategy, rollout and group states (read-only)',
+  summary: "Agent auto-update: mode, target version, strategy, rollout and group states (read-only); each client's group the rollout does not hold as not scheduled",
   access: 'signed-in',
   responses: { 200: A.autoUpdate },
   errors: CLUSTER,
   async handle({ rt, access }) {
-    return { body: await autoUpdateInScope(rt.cli, access!) };
+    return { body: await autoUpdateInScope(rt, access!) };
   },
 });
 

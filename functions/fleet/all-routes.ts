@@ -9,12 +9,13 @@ import { routes as clients } from './clients';
 import { routes as consoles } from './consoles';
 import { routes as consoleStatus } from './console-status';
 import { routes as deployments } from './deployments';
+import { routes as hdc } from './hdc';
 import { routes as health } from './health';
 import { routes as nodes } from './nodes';
 import { routes as technicians } from './technicians';
 import { routes as upgrades } from './upgrades';
 
-export const fleetRoutes = { access, alerts, audit, auth, bundles, clients, consoles, 'console-status': consoleStatus, deployments, health, nodes, technicians, upgrades };
+export const fleetRoutes = { access, alerts, audit, auth, bundles, clients, consoles, 'console-status': consoleStatus, deployments, hdc, health, nodes, technicians, upgrades };
 
 /** The document's tags: each group of routes (a handler file) under a name an integrator reads, in this order. */
 const TAGS: Array<[keyof typeof fleetRoutes, string, string]> = [
@@ -26,8 +27,9 @@ const TAGS: Array<[keyof typeof fleetRoutes, string, string]> = [
   ['consoles', 'Consoles', "Clients' consoles as registered"],
   ['console-status', 'Console polls', "A console's last poll, and polling it now"],
   ['technicians', 'Technicians', 'Technician assignments'],
-  ['bundles', 'Join tokens and bundles', "Join tokens for new proxies and a client's console instance bundle"],
+  ['bundles', 'Join tokens and bundles', "Join tokens for new proxies, a client's console instance bundle and its cluster bundle"],
   ['deployments', 'Deployments', 'Guided proxy deployments'],
+  ['hdc', 'Console integration', "Each console's registration as the fleet plane polls it (administrators)"],
   ['upgrades', 'Upgrades', 'Console upgrades: target, plans, packs'],
   ['audit', 'Audit', "The fleet plane's audit log and its hash chain"],
   ['health', 'Health', 'The probe for load balancers and orchestrators'],

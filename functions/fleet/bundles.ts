@@ -1,5 +1,6 @@
 import { fleetHandler } from '@lib/fleet/http';
 import { consoleBundleSchema, consoleInstanceBundle, createProxyToken, proxyTokenCreateSchema, proxyTokens, requireOperatorOfNamedClient, revokeProxyToken, tokenIdSchema } from '@lib/fleet/bundles';
+import { clusterBundle, clusterBundleSchema } from '@lib/fleet/hdc';
 import { defineFleetRoute } from '@lib/fleet/route';
 import * as A from '@lib/api/fleet/answers';
 import { CLUSTER, TOKEN_REVOKE } from '@lib/api/fleet/errors';
@@ -62,5 +63,18 @@ const consoleBundle = defineFleetRoute({
   },
 });
 
-export const routes = [create, list, revoke, consoleBundle];
+const cluster = defineFleetRoute({
+  method: 'POST',
+  path: '/api/bundles/cluster',
+  summary: "A new client's cluster-side files: { clientCode } (its access role, its update group, the steps; administrators; audited bundle.cluster)",
+  access: 'admin',
+  body: clusterBundleSchema,
+  responses: { 200: A.clusterBundle },
+  errors: { 400: ['unknown_client'] },
+  async handle(ctx) {
+    return { body: await clusterBundle(ctx.rt, ctx.body.clientCode, ctx) };
+  },
+});
+
+export const routes = [create, list, revoke, consoleBundle, cluster];
 export const handler = fleetHandler(routes);

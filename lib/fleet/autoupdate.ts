@@ -1,4 +1,6 @@
+import { listClients } from './clients';
 import { allCliReads, ClusterCliError, getResources, type ClusterCli } from './cluster-cli';
+import type { FleetRuntime } from './runtime';
 
 // GET /api/access/autoupdate: the cluster's managed-update state, read-only, from the three
 // singletons. A missing autoupdate_config or autoupdate_version is a warning, not an error; so is
@@ -43,8 +45,31 @@ const enumName = (v: unknown, prefix: string) => {
   return s ? (s.startsWith(prefix) ? s.slice(prefix.length) : s).toLowerCase() : null;
 };
 
-/** The managed-update state as the caller may see it (his clients' update groups only). */
-export const autoUpdateInScope = (cli: ClusterCli, access: { visibleCodes(): Set<string> | undefined }) => readAutoUpdate(cli, autoUpdateGroupVisible(access.visibleCodes()));
+/**
+ * The managed-update state as the caller may see it (his clients' update groups only), with
+ * each registered client of his scope whose group `client-<code>` the rollout does not hold
+ * listed as not scheduled (issue 31: its agents are never updated automatically).
+ */
+export async function autoUpdateInScope(rt: Pick<FleetRuntime, 'cli' | 'store'>, access: { visibleCodes(): Set<string> | undefined }) {
+  const visible = access.visibleCodes();
+  const [state, clients] = await Promise.all([readAutoUpdate(rt.cli, autoUpdateGroupVisible(visible)), listClients(rt.store)]);
+  return { ...state, notScheduled: notScheduledGroups(state, clients.map((c) => c.code).filter((c) => !visible || visible.has(c))) };
+}
+
+/**
+ * The clients' update groups the rollout does not hold: all of them without a rollout; null when
+ * the rollout could not be read (the fleet role may not read it: no claim either way).
+ */
+export function notScheduledGroups(state: Pick<AutoUpdateState, 'rollout' | 'warnings'>, clientCodes: string[]): Array<{ name: string; clientCode: string }> | null {
+  if (state.warnings.some((w) => w.code === 'access_denied' && w.resource === 'autoupdate_agent_rollout')) return null;
+  const scheduled = new Set((state.rollout?.groups ?? []).map((g) => g.name));
+  return [...clientCodes]
+    .sort()
+    .map((code) => ({ name: `client-${code}`, clientCode: code }))
+    .filter((g) => !scheduled.has(g.name));
+}
+
+export type AutoUpdateState = Awaited<ReturnType<typeof readAutoUpdate>>;
 
 export async function readAutoUpdate(cli: ClusterCli, visibleGroup: (name: string) => boolean) {
   const warnings: Warning[] = [];

@@ -83,6 +83,8 @@ export const autoUpdate = z.object({
     })
     .nullable(),
   warnings: z.array(z.object({ code: z.enum(['resource_missing', 'access_denied']), resource: z.string() })),
+  /** each registered client's update group `client-<code>` the rollout does not hold (its agents are never updated automatically); null when the rollout could not be read */
+  notScheduled: z.array(z.object({ name: z.string(), clientCode: z.string() })).nullable(),
 });
 
 // ---- alerts
@@ -235,6 +237,28 @@ export const joinTokens = z.object({
   tokens: z.array(z.object({ tokenId: z.string(), roles: z.array(z.string()), labels: z.record(z.string(), z.string()), clientCode: z.string().nullable(), deploymentId: z.string().nullable(), expires: z.string().nullable() })),
 });
 export const consoleBundle = z.object({ clientCode: z.string(), appName: z.string(), consoleUrl: z.string(), files: z.array(z.object({ path: z.string(), content: z.string() })) });
+/** The cluster-side files of a new client (POST /api/bundles/cluster). */
+export const clusterBundle = z.object({ clientCode: z.string(), role: z.string(), updateGroup: z.string(), appName: z.string(), files: z.array(z.object({ path: z.string(), content: z.string() })) });
+/** A console's registration as the fleet plane holds and polls it (/api/hdc/*); never its token. */
+export const consoleRegistration = z
+  .object({
+    id: z.string(),
+    clientCode: z.string(),
+    clientName: z.string().nullable(),
+    consoleUrl: z.string(),
+    statusUrl: z.string(),
+    appName: z.string(),
+    clientRole: z.string(),
+    tokenSet: z.boolean(),
+    ca: z.object({ subject: z.string(), validTo: z.string(), fingerprint256: z.string() }).nullable(),
+    registeredAt: z.string(),
+    updatedAt: z.string(),
+    version: z.string().nullable(),
+    drift: z.enum(['unknown', 'up_to_date', 'behind']).nullable(),
+    poll: pollSummary,
+  })
+  .meta({ id: 'ConsoleRegistration' });
+export const consoleRegistrations = z.object({ consoles: z.array(consoleRegistration) });
 export const deployment = z
   .object({
     id: z.string(),

@@ -109,6 +109,10 @@ const TABLE: Row[] = [
     expect: { operator: ok(), viewer: tooLow('operator'), outsider: { status: 403, code: 'client_scope', audit: { reason: 'client_scope', requiredLevel: 'operator', client: 'acme', filed: 'initech' } }, anonymous: anon },
     admin: { status: 200 },
   },
+  // issue 31: the cluster bundle and the console integration routes, administrators only (an operator used to get 404)
+  { route: 'POST /api/bundles/cluster', path: '/api/bundles/cluster', body: { clientCode: 'acme' }, expect: adminRoute, admin: { status: 200 } },
+  { route: 'GET /api/hdc/consoles', path: '/api/hdc/consoles', expect: adminRoute, admin: { status: 200 } },
+  { route: 'GET /api/hdc/consoles/{id}/registration', path: `/api/hdc/consoles/${ACME_CONSOLE}/registration`, expect: adminRoute, admin: { status: 200 } },
 ];
 // The local login is anonymous by design (it is how the administrator signs in): tests in auth.test.ts.
 const ANONYMOUS_BY_DESIGN = ['POST /api/auth/login'];

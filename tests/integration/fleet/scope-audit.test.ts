@@ -138,7 +138,7 @@ describe('auto-update view', () => {
   it('with the shipped identity role: 200 with access_denied warnings, nothing else', async () => {
     const r = await call('GET', '/api/access/autoupdate', await bob());
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ mode: null, targetVersion: null, rollout: null });
+    expect(r.body).toMatchObject({ mode: null, targetVersion: null, rollout: null, notScheduled: null }); // no claim without the rollout
     expect(r.body.warnings.map((w: any) => [w.code, w.resource])).toEqual([
       ['access_denied', 'autoupdate_agent_rollout'],
       ['access_denied', 'autoupdate_config'],
@@ -154,6 +154,18 @@ describe('auto-update view', () => {
     expect(await names(await alice())).toEqual(['client-acme']);
     expect(await names(await bob())).toEqual(['client-acme', 'client-globex']);
     expect(await names(await adminAuth())).toEqual(ROLLOUT_GROUPS);
+  });
+  it("shows each client's group the rollout does not hold as not scheduled, within the caller's scope (issue 31)", async () => {
+    tctl.control({ roles: [identityRole(), AUTOUPDATE_READER] });
+    const rollout = tctl.readFixture('autoupdate_agent_rollout.json');
+    rollout[0].status.groups = ['canary', 'client-acme'].map((name) => ({ ...rollout[0].status.groups[0], name }));
+    tctl.writeFixture('autoupdate_agent_rollout.json', rollout);
+    const notScheduled = async (who: { assertion?: string; token?: string }) => (await call('GET', '/api/access/autoupdate', who)).body.notScheduled.map((g: any) => g.name);
+    expect(await notScheduled(await alice())).toEqual([]);
+    expect(await notScheduled(await bob())).toEqual(['client-globex']);
+    const all = await notScheduled(await adminAuth());
+    expect(all).toEqual(expect.arrayContaining(['client-globex', 'client-initech']));
+    expect(all).not.toContain('client-acme');
   });
 });
 

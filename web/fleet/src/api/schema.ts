@@ -10,7 +10,7 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Agent auto-update: mode, target version, strategy, rollout and group states (read-only)
+         * Agent auto-update: mode, target version, strategy, rollout and group states (read-only); each client's group the rollout does not hold as not scheduled
          * @description Who may call it: Any signed-in caller (technicians see the clients of their scope).
          */
         get: operations["getAccessAutoupdate"];
@@ -288,6 +288,26 @@ export type paths = {
         get: operations["getAuthMe"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bundles/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new client's cluster-side files: { clientCode } (its access role, its update group, the steps; administrators; audited bundle.cluster)
+         * @description Who may call it: Administrators.
+         */
+        post: operations["postBundlesCluster"];
         delete?: never;
         options?: never;
         head?: never;
@@ -702,6 +722,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/hdc/consoles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every registered console's integration: status URL, access-platform app, CA, token set (never the token), last poll
+         * @description Who may call it: Administrators.
+         */
+        get: operations["getHdcConsoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hdc/consoles/{id}/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One console's registration as the fleet plane holds and polls it
+         * @description Who may call it: Administrators.
+         */
+        get: operations["getHdcConsolesByIdRegistration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes": {
         parameters: {
             query?: never;
@@ -1046,6 +1106,26 @@ export type components = {
             polledAt?: string;
             version?: string | null;
         };
+        ConsoleRegistration: {
+            appName: string;
+            ca: {
+                fingerprint256: string;
+                subject: string;
+                validTo: string;
+            } | null;
+            clientCode: string;
+            clientName: string | null;
+            clientRole: string;
+            consoleUrl: string;
+            drift: ("unknown" | "up_to_date" | "behind") | null;
+            id: string;
+            poll: components["schemas"]["PollSummary"];
+            registeredAt: string;
+            statusUrl: string;
+            tokenSet: boolean;
+            updatedAt: string;
+            version: string | null;
+        };
         ConsoleWithPoll: {
             ca: string | null;
             clientCode: string;
@@ -1308,6 +1388,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         mode: string | null;
+                        notScheduled: {
+                            clientCode: string;
+                            name: string;
+                        }[] | null;
                         rollout: {
                             groups: {
                                 days: string[];
@@ -3079,6 +3163,119 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "signin_refused";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postBundlesCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientCode: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        appName: string;
+                        clientCode: string;
+                        files: {
+                            content: string;
+                            path: string;
+                        }[];
+                        role: string;
+                        updateGroup: string;
+                    };
+                };
+            };
+            /** @description Bad request: body_too_large, invalid_json, unknown_client, validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "body_too_large" | "invalid_json" | "unknown_client" | "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: invalid_token, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_token" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: admin_required, cross_site_request, signin_refused */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "admin_required" | "cross_site_request" | "signin_refused";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unsupported media type: json_required */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "json_required";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6007,6 +6204,161 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "access_access_denied" | "access_credentials_expired" | "access_unavailable";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getHdcConsoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consoles: components["schemas"]["ConsoleRegistration"][];
+                    };
+                };
+            };
+            /** @description Not signed in: invalid_token, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_token" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: admin_required, signin_refused */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "admin_required" | "signin_refused";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getHdcConsolesByIdRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleRegistration"];
+                };
+            };
+            /** @description Not signed in: invalid_token, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_token" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: admin_required, signin_refused */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "admin_required" | "signin_refused";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found (unknown, out of scope and unreadable alike): not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
                     } & {
                         [key: string]: unknown;
                     };

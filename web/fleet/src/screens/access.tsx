@@ -21,7 +21,13 @@ interface AutoUpdate {
   strategy?: string;
   rollout: { state?: string; startTime?: string; groups: Array<{ name: string; state?: string; lastUpdateTime?: string; lastUpdateReason?: string; days: string[]; startHour?: number; presentCount?: number; upToDateCount?: number }> } | null;
   warnings: Array<{ code: string; resource: string }>;
+  /** clients' update groups the rollout does not hold; null when the rollout could not be read */
+  notScheduled: Array<{ name: string; clientCode: string }> | null;
 }
+type Group = NonNullable<AutoUpdate['rollout']>['groups'][number] & { notScheduled?: boolean };
+
+/** The rollout's groups, then each client's group it does not hold, shown as not scheduled (never left out). */
+const updateGroups = (u: AutoUpdate): Group[] => [...(u.rollout?.groups ?? []), ...(u.notScheduled ?? []).map((g) => ({ name: g.name, days: [], notScheduled: true }))];
 
 export function AccessPage() {
   const gw = usePolled(() => get<{ gateways: Gateway[]; readAt: string }>('/api/access/gateways'), []);
@@ -70,18 +76,19 @@ export function AccessPage() {
               <dt>Rollout</dt>
               <dd>{u.rollout ? `${u.rollout.state ?? '—'} since ${when(u.rollout.startTime)}` : '—'}</dd>
             </dl>
-            {u.rollout && (
+            {(u.rollout || (u.notScheduled ?? []).length > 0) && (
               <DataTable
                 caption="Update groups"
-                rows={u.rollout.groups}
+                testId="update-groups"
+                rows={updateGroups(u)}
                 rowKey={(g) => g.name}
                 empty={<Empty>No update group.</Empty>}
                 columns={[
                   { header: 'Update group', cell: (g) => g.name },
-                  { header: 'State', cell: (g) => g.state ?? '—' },
-                  { header: 'Up to date', cell: (g) => (g.presentCount !== undefined ? `${g.upToDateCount ?? 0} of ${g.presentCount}` : '—') },
-                  { header: 'Window', cell: (g) => `${g.days.join(', ') || '—'}${g.startHour !== undefined ? ` at ${g.startHour}:00 UTC` : ''}` },
-                  { header: 'Last change', cell: (g) => `${when(g.lastUpdateTime)} ${g.lastUpdateReason ?? ''}` },
+                  { header: 'State', cell: (g) => (g.notScheduled ? <span title="Not in the rollout: its agents are never updated automatically">Not scheduled</span> : (g.state ?? '—')) },
+                  { header: 'Up to date', cell: (g) => (g.presentCount !== undefined && g.presentCount !== null ? `${g.upToDateCount ?? 0} of ${g.presentCount}` : '—') },
+                  { header: 'Window', cell: (g) => (g.notScheduled ? '—' : `${g.days.join(', ') || '—'}${g.startHour !== undefined && g.startHour !== null ? ` at ${g.startHour}:00 UTC` : ''}`) },
+                  { header: 'Last change', cell: (g) => (g.notScheduled ? '—' : `${when(g.lastUpdateTime)} ${g.lastUpdateReason ?? ''}`) },
                 ]}
               />
             )}
