@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { nextCode, seedUser } from '../support/stack';
+import { nextCode, seedUser, stack } from '../support/stack';
 import { browserState, checkScreen, launch, openContext, signInWithForm, type Watched } from './support';
 
 // Issue 29, helpdesk context and keyboard use: a user's page says when the account locked out,
@@ -37,6 +37,7 @@ async function tabToButton(p: Page, text: string, max = 80) {
 }
 
 const DIGITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+const seedGroup = (name: string) => stack.directory.groups.find((g) => g.name === name)!.guid;
 
 test("a user's page: the lockout time, the bad passwords and the DC that counted them, the groups", async () => {
   await page.goto(`/users/${seedUser('dave').guid}`);
@@ -140,4 +141,26 @@ test("a confirmation is the app's own dialog, answered by keyboard; focus return
   expect(await page.evaluate(() => document.activeElement?.outerHTML)).toBe(opener);
   await page.getByRole('button', { name: 'Delete op-branch' }).waitFor();
   expect(asked).toBe(false);
+}, 120_000);
+
+test('the members picker by keyboard: search, a checkbox per candidate, what is picked in words; Esc gives focus back', async () => {
+  const sales = seedGroup('GG-Sales');
+  await page.goto(`/groups/${sales}`);
+  await page.getByRole('button', { name: 'Add members' }).waitFor();
+  await page.locator('main h1').click();
+  await tabToButton(page, 'Add members');
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Add members to GG-Sales' });
+  await dialog.waitFor();
+  await dialog.getByLabel('Search members to add').focus();
+  await page.keyboard.type('alice');
+  const alice = dialog.getByRole('list', { name: 'Candidates' }).getByRole('checkbox', { name: /Alice Anders/ });
+  await alice.waitFor();
+  await alice.focus();
+  await page.keyboard.press('Space');
+  await expect(dialog.getByTestId('picked-members').textContent()).resolves.toBe('To add: Alice Anders');
+  await checkScreen(page, 'console-add-members');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  expect(await focused(page)).toMatchObject({ tag: 'BUTTON', text: 'Add members' });
 }, 120_000);

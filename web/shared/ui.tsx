@@ -9,6 +9,9 @@ export { AppShell } from './shell';
 export { ConfirmProvider, Modal, useConfirm, type ConfirmOptions } from './dialog';
 export { Busy, Empty, ErrorState, ErrorText, Loaded, Loading, correlationOf } from './states';
 export { DataTable, type Column } from './table';
+export { AdminList, type EditorDone } from './admin-list';
+export { FormDialog } from './form-dialog';
+export { PickList } from './pick-list';
 export { ago, when } from './format';
 
 /** Run an async action with a busy flag and its error in words. */

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { del, get, put } from '../api';
-import { Busy, DataTable, Empty, ErrorText, Loaded, Modal, useAction, useConfirm, useLoaded, useStepUp, when } from '../ui';
+import { AdminList, Empty, FormDialog, Loaded, useAction, useConfirm, useLoaded, useStepUp, when } from '../ui';
 
 // Notification channels of approval requests: the URL, secret and token are write-only (only the
 // URL's origin is ever shown); a delete is confirmed in the app's own dialog.
@@ -31,22 +31,17 @@ const typeWords = (t: string) => CHANNEL_TYPES.find(([k]) => k === t)?.[1] ?? t;
 
 export function Channels() {
   const { data, error, reload } = useLoaded('channels', () => get<{ channels: ChannelView[] }>('/api/admin/notifications/channels').then((r) => r.channels));
-  const [edit, setEdit] = useState<ChannelView | 'new'>();
   return (
     <>
       <p className="hint">Channel URLs, secrets and tokens are never shown again after they are saved (only the URL's origin).</p>
-      <div className="actions">
-        <button type="button" onClick={() => setEdit('new')}>
-          New channel
-        </button>
-      </div>
       <Loaded data={data} error={error} onRetry={reload} loading="Loading the channels…">
         {(list) => (
-          <DataTable
+          <AdminList
             caption="Notification channels"
             rows={list}
             rowKey={(c) => c.id}
             rowTestId={(c) => `channel-${c.id}`}
+            name={(c) => c.name}
             empty={<Empty>No channel: approvers see new requests in their inbox only.</Empty>}
             columns={[
               { header: 'Channel', cell: (c) => <strong>{c.name}</strong> },
@@ -55,28 +50,15 @@ export function Channels() {
               { header: 'Sent when', cell: (c) => c.events?.join(', ') || 'no event' },
               { header: 'State', cell: (c) => (c.enabled ? <span className="badge good">enabled</span> : <span className="badge">disabled</span>) },
               { header: 'Last delivery', cell: (c) => (c.lastDelivery?.at ? `${when(c.lastDelivery.at)}: ${c.lastDelivery.outcome ?? ''}` : '—') },
-              {
-                header: <span className="sr-only">Actions</span>,
-                label: '',
-                cell: (c) => (
-                  <button type="button" className="link" onClick={() => setEdit(c)}>
-                    Edit {c.name}
-                  </button>
-                ),
-              },
             ]}
+            addLabel="New channel"
+            editor={(c, done) => <ChannelEditor channel={c} onClose={done.saved} />}
+            editLabel={(c) => `Edit ${c.name}`}
+            onChanged={reload}
+            buttons="link"
           />
         )}
       </Loaded>
-      {edit && (
-        <ChannelEditor
-          channel={edit === 'new' ? undefined : edit}
-          onClose={() => {
-            setEdit(undefined);
-            reload();
-          }}
-        />
-      )}
     </>
   );
 }
@@ -97,8 +79,7 @@ function ChannelEditor({ channel, onClose }: { channel?: ChannelView; onClose: (
   const a = useAction();
   const path = `/api/admin/notifications/channels/${encodeURIComponent(id.trim())}`;
   const keeps = (set: boolean) => (channel && set ? ' (empty keeps the saved one)' : '');
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const body = {
       name: name.trim(),
       type,
@@ -117,78 +98,78 @@ function ChannelEditor({ channel, onClose }: { channel?: ChannelView; onClose: (
     if (r) onClose();
   };
   return (
-    <Modal title={channel ? `Edit channel ${channel.name}` : 'New notification channel'} onClose={onClose} wide>
-      <form onSubmit={submit}>
-        {!channel && (
-          <label>
-            Id (lower-case letters, digits, hyphens)
-            <input name="channel-id" required pattern="[a-z0-9][a-z0-9\-]{0,63}" value={id} onChange={(e) => setId(e.target.value)} />
-          </label>
-        )}
-        <label>
-          Name
-          <input name="channel-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Kind
-          <select name="channel-type" value={type} onChange={(e) => setType(e.target.value as ChannelView['type'])}>
-            {CHANNEL_TYPES.map(([t, label]) => (
-              <option key={t} value={t}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          URL (https){channel && type === channel.type ? ` (now ${channel.urlOrigin}…; empty keeps it)` : ''}
-          <input name="channel-url" type="url" autoComplete="off" required={!channel || type !== channel.type} maxLength={2048} value={url} onChange={(e) => setUrl(e.target.value)} />
-        </label>
-        {type === 'webhook' && (
-          <label>
-            Signing secret, at least 32 characters{keeps(!!channel?.secretSet)}
-            <input name="channel-secret" type="password" autoComplete="new-password" minLength={32} maxLength={512} value={secret} onChange={(e) => setSecret(e.target.value)} />
-          </label>
-        )}
-        {type === 'ntfy' && (
-          <>
-            <label>
-              Topic
-              <input name="channel-topic" required pattern="[A-Za-z0-9_\-]{1,64}" value={topic} onChange={(e) => setTopic(e.target.value)} />
-            </label>
-            <label>
-              Access token{keeps(!!channel?.tokenSet)}
-              <input name="channel-token" type="password" autoComplete="new-password" maxLength={1024} value={token} onChange={(e) => setToken(e.target.value)} />
-            </label>
-          </>
-        )}
-        <fieldset>
-          <legend>Sent when</legend>
-          {EVENTS.map(([ev, label]) => (
-            <label key={ev} className="check">
-              <input type="checkbox" name={ev} checked={events.includes(ev)} onChange={(e) => setEvents(e.target.checked ? [...events, ev] : events.filter((x) => x !== ev))} />
-              {label}
-            </label>
-          ))}
-        </fieldset>
-        <label className="check">
-          <input type="checkbox" name="channel-enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-          Enabled
-        </label>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy} disabled={events.length === 0}>
-            Save channel
-          </Busy>
-          {channel && (
-            <button type="button" className="secondary" disabled={a.busy} onClick={() => void remove()}>
-              Delete channel
-            </button>
-          )}
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
+    <FormDialog
+      title={channel ? `Edit channel ${channel.name}` : 'New notification channel'}
+      onClose={onClose}
+      onSubmit={submit}
+      busy={a.busy}
+      error={a.error}
+      submit="Save channel"
+      submitDisabled={events.length === 0}
+      extra={
+        channel && (
+          <button type="button" className="secondary" disabled={a.busy} onClick={() => void remove()}>
+            Delete channel
           </button>
-        </div>
-      </form>
-    </Modal>
+        )
+      }
+      wide
+    >
+      {!channel && (
+        <label>
+          Id (lower-case letters, digits, hyphens)
+          <input name="channel-id" required pattern="[a-z0-9][a-z0-9\-]{0,63}" value={id} onChange={(e) => setId(e.target.value)} />
+        </label>
+      )}
+      <label>
+        Name
+        <input name="channel-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Kind
+        <select name="channel-type" value={type} onChange={(e) => setType(e.target.value as ChannelView['type'])}>
+          {CHANNEL_TYPES.map(([t, label]) => (
+            <option key={t} value={t}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        URL (https){channel && type === channel.type ? ` (now ${channel.urlOrigin}…; empty keeps it)` : ''}
+        <input name="channel-url" type="url" autoComplete="off" required={!channel || type !== channel.type} maxLength={2048} value={url} onChange={(e) => setUrl(e.target.value)} />
+      </label>
+      {type === 'webhook' && (
+        <label>
+          Signing secret, at least 32 characters{keeps(!!channel?.secretSet)}
+          <input name="channel-secret" type="password" autoComplete="new-password" minLength={32} maxLength={512} value={secret} onChange={(e) => setSecret(e.target.value)} />
+        </label>
+      )}
+      {type === 'ntfy' && (
+        <>
+          <label>
+            Topic
+            <input name="channel-topic" required pattern="[A-Za-z0-9_\-]{1,64}" value={topic} onChange={(e) => setTopic(e.target.value)} />
+          </label>
+          <label>
+            Access token{keeps(!!channel?.tokenSet)}
+            <input name="channel-token" type="password" autoComplete="new-password" maxLength={1024} value={token} onChange={(e) => setToken(e.target.value)} />
+          </label>
+        </>
+      )}
+      <fieldset>
+        <legend>Sent when</legend>
+        {EVENTS.map(([ev, label]) => (
+          <label key={ev} className="check">
+            <input type="checkbox" name={ev} checked={events.includes(ev)} onChange={(e) => setEvents(e.target.checked ? [...events, ev] : events.filter((x) => x !== ev))} />
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      <label className="check">
+        <input type="checkbox" name="channel-enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        Enabled
+      </label>
+    </FormDialog>
   );
 }

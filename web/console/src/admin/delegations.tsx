@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { del, get, put } from '../api';
-import { Busy, DataTable, Empty, ErrorText, Loaded, Modal, ouPath, useAction, useConfirm, useLoaded, useStepUp } from '../ui';
+import { AdminList, Empty, ErrorText, FormDialog, Loaded, Modal, ouPath, useAction, useConfirm, useLoaded, useStepUp } from '../ui';
 import { OuTreePicker, PrincipalPicker, type Principal } from './pickers';
 import { loadRoles, type Role } from './roles';
 import { isSelfWidening, SelfWidening } from './self-widening';
@@ -25,51 +25,30 @@ export function Delegations() {
     const [list, roles] = await Promise.all([loadDelegations(), loadRoles()]);
     return { list, roles };
   });
-  const [edit, setEdit] = useState<DelegationView | 'new'>();
   return (
-    <>
-      <div className="actions">
-        <button type="button" onClick={() => setEdit('new')} disabled={!data}>
-          New delegation
-        </button>
-      </div>
-      <Loaded data={data} error={error} onRetry={reload} loading="Loading the delegations…">
-        {({ list }) => (
-          <DataTable
-            caption="Delegations"
-            rows={list}
-            rowKey={(d) => d.id}
-            rowTestId={(d) => `delegation-${d.id}`}
-            empty={<Empty>No delegation: only the Super administrators can act.</Empty>}
-            columns={[
-              { header: 'Delegation', cell: (d) => d.id },
-              { header: 'Role', cell: (d) => d.roleName ?? d.roleId },
-              { header: 'Scope', cell: (d) => d.scope.map((x) => ouPath(x.dn)).join('; ') },
-              { header: 'Assigned to', cell: (d) => d.assignees.map((x) => `${x.name}${x.kind === 'group' ? ' (group)' : ''}`).join(', ') },
-              {
-                header: <span className="sr-only">Actions</span>,
-                label: '',
-                cell: (d) => (
-                  <button type="button" className="link" onClick={() => setEdit(d)}>
-                    Edit {d.id}
-                  </button>
-                ),
-              },
-            ]}
-          />
-        )}
-      </Loaded>
-      {edit && data && (
-        <DelegationEditor
-          delegation={edit === 'new' ? undefined : edit}
-          roles={data.roles}
-          onClose={() => {
-            setEdit(undefined);
-            reload();
-          }}
+    <Loaded data={data} error={error} onRetry={reload} loading="Loading the delegations…">
+      {({ list, roles }) => (
+        <AdminList
+          caption="Delegations"
+          rows={list}
+          rowKey={(d) => d.id}
+          rowTestId={(d) => `delegation-${d.id}`}
+          name={(d) => d.id}
+          empty={<Empty>No delegation: only the Super administrators can act.</Empty>}
+          columns={[
+            { header: 'Delegation', cell: (d) => d.id },
+            { header: 'Role', cell: (d) => d.roleName ?? d.roleId },
+            { header: 'Scope', cell: (d) => d.scope.map((x) => ouPath(x.dn)).join('; ') },
+            { header: 'Assigned to', cell: (d) => d.assignees.map((x) => `${x.name}${x.kind === 'group' ? ' (group)' : ''}`).join(', ') },
+          ]}
+          addLabel="New delegation"
+          editor={(d, done) => <DelegationEditor delegation={d} roles={roles} onClose={done.saved} />}
+          editLabel={(d) => `Edit ${d.id}`}
+          onChanged={reload}
+          buttons="link"
         />
       )}
-    </>
+    </Loaded>
   );
 }
 
@@ -86,8 +65,7 @@ function DelegationEditor({ delegation, roles, onClose }: { delegation?: Delegat
   const a = useAction();
   const body = { roleId, scope, assignees: assignees.map((x) => x.guid), ...(delegation?.version !== undefined ? { version: delegation.version } : {}) };
   const path = `/api/admin/delegations/${encodeURIComponent(id.trim())}`;
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const r = await a.run(() => withStepUp(() => put(path, body)));
     if (r) setSaved(true);
   };
@@ -108,45 +86,45 @@ function DelegationEditor({ delegation, roles, onClose }: { delegation?: Delegat
       </Modal>
     );
   return (
-    <Modal title={delegation ? `Edit delegation ${delegation.id}` : 'New delegation'} onClose={onClose} wide>
-      <form onSubmit={submit}>
-        {!delegation && (
-          <label>
-            Id (lower-case letters, digits, hyphens)
-            <input name="delegation-id" required pattern="[a-z0-9][a-z0-9\-]{0,63}" value={id} onChange={(e) => setId(e.target.value)} />
-          </label>
-        )}
-        <label>
-          Role
-          <select name="delegation-role" required value={roleId} onChange={(e) => setRoleId(e.target.value)}>
-            <option value="" disabled>
-              Choose a role
-            </option>
-            {delegable.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <OuTreePicker legend="Scope: the OUs it covers (and what is below them)" value={scope} onChange={setScope} />
-        <PrincipalPicker legend="Assigned to" value={assignees} onChange={setAssignees} />
-        {(!scope.length || !assignees.length) && <p className="hint">Choose at least one OU and one user or group.</p>}
-        {isSelfWidening(a.error) ? <SelfWidening error={a.error} action="delegations.save" target={id.trim()} parameters={body} onFiled={onClose} /> : <ErrorText error={a.error} />}
-        <div className="actions">
-          <Busy type="submit" busy={a.busy} disabled={!scope.length || !assignees.length || !roleId}>
-            Save delegation
-          </Busy>
-          {delegation && (
-            <button type="button" className="secondary" disabled={a.busy} onClick={() => void remove()}>
-              Delete delegation
-            </button>
-          )}
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
+    <FormDialog
+      title={delegation ? `Edit delegation ${delegation.id}` : 'New delegation'}
+      onClose={onClose}
+      onSubmit={submit}
+      busy={a.busy}
+      errorSlot={isSelfWidening(a.error) ? <SelfWidening error={a.error} action="delegations.save" target={id.trim()} parameters={body} onFiled={onClose} /> : <ErrorText error={a.error} />}
+      submit="Save delegation"
+      submitDisabled={!scope.length || !assignees.length || !roleId}
+      extra={
+        delegation && (
+          <button type="button" className="secondary" disabled={a.busy} onClick={() => void remove()}>
+            Delete delegation
           </button>
-        </div>
-      </form>
-    </Modal>
+        )
+      }
+      wide
+    >
+      {!delegation && (
+        <label>
+          Id (lower-case letters, digits, hyphens)
+          <input name="delegation-id" required pattern="[a-z0-9][a-z0-9\-]{0,63}" value={id} onChange={(e) => setId(e.target.value)} />
+        </label>
+      )}
+      <label>
+        Role
+        <select name="delegation-role" required value={roleId} onChange={(e) => setRoleId(e.target.value)}>
+          <option value="" disabled>
+            Choose a role
+          </option>
+          {delegable.map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <OuTreePicker legend="Scope: the OUs it covers (and what is below them)" value={scope} onChange={setScope} />
+      <PrincipalPicker legend="Assigned to" value={assignees} onChange={setAssignees} />
+      {(!scope.length || !assignees.length) && <p className="hint">Choose at least one OU and one user or group.</p>}
+    </FormDialog>
   );
 }

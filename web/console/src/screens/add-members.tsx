@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { post } from '../api';
 import { useSearch } from '../search';
 import { WORDS } from '../words';
-import { Busy, ErrorText, Loading, Modal, useAction, useRoute, useStepUp } from '../ui';
+import { Busy, ErrorText, Modal, PickList, useAction, useRoute, useStepUp } from '../ui';
 import type { Group } from './groups';
 import type { Hint, User } from './users';
 
@@ -85,26 +85,25 @@ export function AddMembers({ group, present, hint, onClose }: { group: Group; pr
               Groups
             </label>
           </fieldset>
-          <label className="search">
-            Search members to add
-            <input type="search" name="member-search" value={q} onChange={(e) => setQ(e.target.value)} />
-          </label>
-          {s.searching && <Loading label="Searching…" />}
-          <ErrorText error={s.error} />
-          {!s.searching && (
-            <ul className="plain" aria-label="Candidates">
-              {candidates.map((c) => (
-                <li key={c.id}>
-                  <label className="check">
-                    <input type="checkbox" checked={isPicked(c.id)} onChange={() => toggle(c)} />
-                    {c.label} {c.detail && <span className="muted">({c.detail})</span>}
-                  </label>
-                </li>
-              ))}
-              {s.items && candidates.length === 0 && <li className="muted">Nothing to add found.</li>}
-            </ul>
-          )}
-          <p data-testid="picked-members">{picked.length ? `To add: ${picked.map((p) => p.label).join(', ')}` : 'Nobody picked yet.'}</p>
+          <PickList
+            label="Search members to add"
+            name="member-search"
+            query={q}
+            onQuery={setQ}
+            searching={s.searching}
+            error={s.error}
+            items={s.items && candidates}
+            itemKey={(c) => c.id}
+            itemLabel={(c) => (
+              <>
+                {c.label} {c.detail && <span className="muted">({c.detail})</span>}
+              </>
+            )}
+            isPicked={(c) => isPicked(c.id)}
+            onToggle={toggle}
+            nothing="Nothing to add found."
+            summary={<p data-testid="picked-members">{picked.length ? `To add: ${picked.map((p) => p.label).join(', ')}` : 'Nobody picked yet.'}</p>}
+          />
           <label>
             Ticket
             <input name="ticket" maxLength={200} value={ticket} onChange={(e) => setTicket(e.target.value)} />

@@ -47,6 +47,14 @@ export function UserPage({ id }: { id: string }) {
                 <dt>Password last set</dt>
                 <dd>{when(u.passwordLastSet)}</dd>
               </dl>
+              <div className="actions">
+                {offered.map(([a, h]) => (
+                  <button key={a} type="button" className={h === 'approval' ? 'secondary' : undefined} onClick={() => setAction(a)}>
+                    {ACTION_LABEL[a]}
+                    {h === 'approval' ? ' (request approval)' : ''}
+                  </button>
+                ))}
+              </div>
               <SignInFacts u={u} />
               <h2 id="user-groups">Groups</h2>
               {u.groups.length ? (
@@ -60,14 +68,6 @@ export function UserPage({ id }: { id: string }) {
               ) : (
                 <p className="muted">Member of its primary group only.</p>
               )}
-              <div className="actions">
-                {offered.map(([a, h]) => (
-                  <button key={a} type="button" className={h === 'approval' ? 'secondary' : undefined} onClick={() => setAction(a)}>
-                    {ACTION_LABEL[a]}
-                    {h === 'approval' ? ' (request approval)' : ''}
-                  </button>
-                ))}
-              </div>
               {action && (
                 <UserActionDialog
                   user={u}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { del, get, post, put } from '../api';
 import { usePolled } from '../poll';
-import { Busy, DataTable, Empty, ErrorText, Loaded, Modal, useAction, useConfirm, when } from '../../../shared/ui';
+import { Busy, DataTable, Empty, ErrorText, FormDialog, Loaded, useAction, useConfirm, when } from '../../../shared/ui';
 
 // Alert settings (administrators): the failed sign-ins threshold and the notification channels,
 // create, edit with write-only URL/secret/token, disable, delete (confirmed in the app's own
@@ -147,8 +147,7 @@ function ChannelDialog({ channel, onClose, onSaved }: { channel?: Channel; onClo
   const [enabled, setEnabled] = useState(channel?.enabled ?? true);
   const a = useAction();
   const typeChanged = !!channel && type !== channel.type;
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const body: Record<string, unknown> = { name: name.trim(), type, enabled };
     if (url.trim()) body.url = url.trim();
     if (type === 'webhook') {
@@ -163,66 +162,55 @@ function ChannelDialog({ channel, onClose, onSaved }: { channel?: Channel; onClo
     if (r !== undefined) onSaved();
   };
   return (
-    <Modal title={channel ? `Edit channel ${channel.name}` : 'New notification channel'} onClose={onClose}>
-      <form onSubmit={submit}>
-        <label>
-          Name
-          <input name="name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Type
-          <select name="type" value={type} onChange={(e) => setType(e.target.value as Channel['type'])}>
-            {Object.entries(TYPES).map(([k, v]) => (
-              <option key={k} value={k}>
-                {v}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {type === 'ntfy' ? 'Server URL' : 'URL'} {channel && !typeChanged ? `(now ${channel.urlOrigin}…; empty keeps it)` : ''}
-          <input name="url" type="url" autoComplete="off" required={!channel || typeChanged} value={url} onChange={(e) => setUrl(e.target.value)} />
-        </label>
-        {type === 'webhook' && (
-          <>
-            <label>
-              Signing secret (HMAC, 8 to 512 characters, optional) {channel?.secretSet ? '(set; empty keeps it)' : ''}
-              <input name="secret" type="password" autoComplete="off" minLength={8} maxLength={512} value={secret} onChange={(e) => setSecret(e.target.value)} />
+    <FormDialog title={channel ? `Edit channel ${channel.name}` : 'New notification channel'} onClose={onClose} onSubmit={submit} busy={a.busy} error={a.error} submit="Save channel">
+      <label>
+        Name
+        <input name="name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Type
+        <select name="type" value={type} onChange={(e) => setType(e.target.value as Channel['type'])}>
+          {Object.entries(TYPES).map(([k, v]) => (
+            <option key={k} value={k}>
+              {v}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {type === 'ntfy' ? 'Server URL' : 'URL'} {channel && !typeChanged ? `(now ${channel.urlOrigin}…; empty keeps it)` : ''}
+        <input name="url" type="url" autoComplete="off" required={!channel || typeChanged} value={url} onChange={(e) => setUrl(e.target.value)} />
+      </label>
+      {type === 'webhook' && (
+        <>
+          <label>
+            Signing secret (HMAC, 8 to 512 characters, optional) {channel?.secretSet ? '(set; empty keeps it)' : ''}
+            <input name="secret" type="password" autoComplete="off" minLength={8} maxLength={512} value={secret} onChange={(e) => setSecret(e.target.value)} />
+          </label>
+          {channel?.secretSet && (
+            <label className="check">
+              <input type="checkbox" checked={removeSecret} onChange={(e) => setRemoveSecret(e.target.checked)} />
+              Remove the secret
             </label>
-            {channel?.secretSet && (
-              <label className="check">
-                <input type="checkbox" checked={removeSecret} onChange={(e) => setRemoveSecret(e.target.checked)} />
-                Remove the secret
-              </label>
-            )}
-          </>
-        )}
-        {type === 'ntfy' && (
-          <>
-            <label>
-              Topic
-              <input name="topic" required pattern="[A-Za-z0-9_\-]{1,64}" value={topic} onChange={(e) => setTopic(e.target.value)} />
-            </label>
-            <label>
-              Access token (optional) {channel?.tokenSet ? '(set; empty keeps it)' : ''}
-              <input name="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
-            </label>
-          </>
-        )}
-        <label className="check">
-          <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-          Enabled
-        </label>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy}>
-            Save channel
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+          )}
+        </>
+      )}
+      {type === 'ntfy' && (
+        <>
+          <label>
+            Topic
+            <input name="topic" required pattern="[A-Za-z0-9_\-]{1,64}" value={topic} onChange={(e) => setTopic(e.target.value)} />
+          </label>
+          <label>
+            Access token (optional) {channel?.tokenSet ? '(set; empty keeps it)' : ''}
+            <input name="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+          </label>
+        </>
+      )}
+      <label className="check">
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        Enabled
+      </label>
+    </FormDialog>
   );
 }

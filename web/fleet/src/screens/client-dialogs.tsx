@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { levelOf, post, put, type Me } from '../api';
-import { Busy, ErrorText, Modal, useAction } from '../../../shared/ui';
+import { FormDialog, useAction } from '../../../shared/ui';
 import type { Client, Console } from './consoles';
 
 // Register or edit a client; add or edit a console (URL and CA: administrators; the token is
@@ -12,8 +12,7 @@ export function ClientDialog({ client, onClose, onSaved }: { client?: Client; on
   const [notes, setNotes] = useState(client?.notes ?? '');
   const [contacts, setContacts] = useState(client ? client.contacts.map((c) => [c.name, c.role, c.email, c.phone].map((x) => x ?? '').join('; ')).join('\n') : '');
   const a = useAction();
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const list = contacts
       .split('\n')
       .map((l) => l.split(';').map((x) => x.trim()))
@@ -24,39 +23,28 @@ export function ClientDialog({ client, onClose, onSaved }: { client?: Client; on
     if (r !== undefined) onSaved();
   };
   return (
-    <Modal title={client ? `Edit ${client.name}` : 'Register a client'} onClose={onClose}>
-      <form onSubmit={submit}>
-        {!client && (
-          <label>
-            Code
-            <input name="code" required pattern="[a-z0-9][a-z0-9\-]{0,62}" value={code} onChange={(e) => setCode(e.target.value)} />
-            <span className="hint">Lowercase letters, digits and hyphens; the label client_code of its desktops.</span>
-          </label>
-        )}
+    <FormDialog title={client ? `Edit ${client.name}` : 'Register a client'} onClose={onClose} onSubmit={submit} busy={a.busy} error={a.error} submit="Save client">
+      {!client && (
         <label>
-          Name
-          <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          Code
+          <input name="code" required pattern="[a-z0-9][a-z0-9\-]{0,62}" value={code} onChange={(e) => setCode(e.target.value)} />
+          <span className="hint">Lowercase letters, digits and hyphens; the label client_code of its desktops.</span>
         </label>
-        <label>
-          Notes
-          <textarea name="notes" maxLength={4000} value={notes} onChange={(e) => setNotes(e.target.value)} />
-        </label>
-        <label>
-          Contacts
-          <textarea name="contacts" value={contacts} onChange={(e) => setContacts(e.target.value)} />
-          <span className="hint">One a line: name; role; e-mail; phone.</span>
-        </label>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy}>
-            Save client
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+      )}
+      <label>
+        Name
+        <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Notes
+        <textarea name="notes" maxLength={4000} value={notes} onChange={(e) => setNotes(e.target.value)} />
+      </label>
+      <label>
+        Contacts
+        <textarea name="contacts" value={contacts} onChange={(e) => setContacts(e.target.value)} />
+        <span className="hint">One a line: name; role; e-mail; phone.</span>
+      </label>
+    </FormDialog>
   );
 }
 
@@ -67,8 +55,7 @@ export function ConsoleDialog({ me, clients, console: current, onClose, onSaved 
   const [ca, setCa] = useState('');
   const [token, setToken] = useState('');
   const a = useAction();
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const r = await a.run(() => {
       if (!current) return post('/api/consoles', { clientCode, url: url.trim(), token, ...(ca.trim() ? { ca } : {}) });
       const body: Record<string, unknown> = {};
@@ -81,44 +68,33 @@ export function ConsoleDialog({ me, clients, console: current, onClose, onSaved 
     if (r !== undefined) onSaved();
   };
   return (
-    <Modal title={current ? 'Edit console' : 'Add a console'} onClose={onClose}>
-      <form onSubmit={submit}>
-        <label>
-          Client
-          <select name="clientCode" value={clientCode} onChange={(e) => setClientCode(e.target.value)}>
-            {operable.map((c) => (
-              <option key={c.code} value={c.code}>
-                {c.name} ({c.code})
-              </option>
-            ))}
-          </select>
-        </label>
-        {me.admin && (
-          <>
-            <label>
-              URL
-              <input name="url" type="url" required pattern="https://.*" value={url} onChange={(e) => setUrl(e.target.value)} />
-            </label>
-            <label>
-              Extra CA (PEM, optional)
-              <textarea name="ca" value={ca} onChange={(e) => setCa(e.target.value)} placeholder={current?.ca ? 'A CA is set: paste a new one to replace it' : ''} />
-            </label>
-          </>
-        )}
-        <label>
-          Access token {current ? '(empty keeps the saved one)' : ''}
-          <input name="token" type="password" autoComplete="off" required={!current} value={token} onChange={(e) => setToken(e.target.value)} />
-        </label>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy}>
-            Save console
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog title={current ? 'Edit console' : 'Add a console'} onClose={onClose} onSubmit={submit} busy={a.busy} error={a.error} submit="Save console">
+      <label>
+        Client
+        <select name="clientCode" value={clientCode} onChange={(e) => setClientCode(e.target.value)}>
+          {operable.map((c) => (
+            <option key={c.code} value={c.code}>
+              {c.name} ({c.code})
+            </option>
+          ))}
+        </select>
+      </label>
+      {me.admin && (
+        <>
+          <label>
+            URL
+            <input name="url" type="url" required pattern="https://.*" value={url} onChange={(e) => setUrl(e.target.value)} />
+          </label>
+          <label>
+            Extra CA (PEM, optional)
+            <textarea name="ca" value={ca} onChange={(e) => setCa(e.target.value)} placeholder={current?.ca ? 'A CA is set: paste a new one to replace it' : ''} />
+          </label>
+        </>
+      )}
+      <label>
+        Access token {current ? '(empty keeps the saved one)' : ''}
+        <input name="token" type="password" autoComplete="off" required={!current} value={token} onChange={(e) => setToken(e.target.value)} />
+      </label>
+    </FormDialog>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { del, get, put, type Level } from '../api';
 import { usePolled } from '../poll';
-import { Busy, DataTable, Empty, ErrorText, Loaded, Modal, useAction, useConfirm } from '../../../shared/ui';
+import { AdminList, Empty, FormDialog, Loaded, useAction } from '../../../shared/ui';
 
 // Technicians and their scopes (administrators): assignments of clients at a level each.
 
@@ -16,9 +16,6 @@ export function TechniciansPage() {
     const [t, c] = await Promise.all([get<{ technicians: Assignment[]; clientRolesEnabled: boolean; clientRoleLevel: Level }>('/api/technicians'), get<{ clients: Array<{ code: string; name: string }> }>('/api/clients')]);
     return { ...t, clients: c.clients };
   }, []);
-  const [editing, setEditing] = useState<Assignment | 'new'>();
-  const row = useAction();
-  const confirm = useConfirm();
   return (
     <section aria-labelledby="tech-title">
       <h1 id="tech-title">Technicians</h1>
@@ -29,45 +26,26 @@ export function TechniciansPage() {
               Scope = these assignments plus the access platform's fleet-client-&lt;code&gt; roles{' '}
               {d.clientRolesEnabled ? `(honoured, at level ${d.clientRoleLevel})` : '(not honoured on this fleet plane)'}; the stronger level wins.
             </p>
-            <div className="actions">
-              <button type="button" onClick={() => setEditing('new')}>
-                New assignment
-              </button>
-            </div>
-            <ErrorText error={row.error} />
-            <DataTable
+            <AdminList
               caption="Technician assignments"
               testId="technicians"
               rows={d.technicians}
               rowKey={(t) => t.username}
               rowTestId={(t) => `tech-${t.username}`}
+              name={(t) => t.username}
               empty={<Empty>No assignment: technicians see only what their fleet-client roles give.</Empty>}
               columns={[
                 { header: 'User name', cell: (t) => t.username },
                 { header: 'Clients and levels', cell: (t) => t.clients.map((c) => `${c.code} (${c.level})`).join(', ') || '—' },
-                {
-                  header: 'Actions',
-                  cell: (t) => (
-                    <div className="actions tight">
-                      <button type="button" className="secondary" onClick={() => setEditing(t)}>
-                        Edit<span className="sr-only"> {t.username}</span>
-                      </button>
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={async () => {
-                          if (!(await confirm({ title: `Remove every assignment of ${t.username}?`, body: <p>{t.username} keeps only what a fleet-client role gives.</p>, confirm: 'Remove the assignments', danger: true }))) return;
-                          if ((await row.run(() => del(`/api/technicians/${encodeURIComponent(t.username)}`))) !== undefined) void refresh();
-                        }}
-                      >
-                        Remove<span className="sr-only"> {t.username}</span>
-                      </button>
-                    </div>
-                  ),
-                },
               ]}
+              addLabel="New assignment"
+              editor={(t, done) => <AssignmentDialog assignment={t} clients={d.clients} onClose={done.close} onSaved={done.saved} />}
+              remove={{
+                ask: (t) => ({ title: `Remove every assignment of ${t.username}?`, body: <p>{t.username} keeps only what a fleet-client role gives.</p>, confirm: 'Remove the assignments', danger: true }),
+                run: (t) => del(`/api/technicians/${encodeURIComponent(t.username)}`),
+              }}
+              onChanged={() => void refresh()}
             />
-            {editing && <AssignmentDialog assignment={editing === 'new' ? undefined : editing} clients={d.clients} onClose={() => setEditing(undefined)} onSaved={() => (setEditing(undefined), void refresh())} />}
           </>
         )}
       </Loaded>
@@ -79,8 +57,7 @@ function AssignmentDialog({ assignment, clients, onClose, onSaved }: { assignmen
   const [username, setUsername] = useState(assignment?.username ?? '');
   const [levels, setLevels] = useState<Record<string, Level | ''>>(Object.fromEntries((assignment?.clients ?? []).map((c) => [c.code, c.level])));
   const a = useAction();
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const list = Object.entries(levels)
       .filter(([, l]) => l)
       .map(([code, level]) => ({ code, level }));
@@ -88,36 +65,25 @@ function AssignmentDialog({ assignment, clients, onClose, onSaved }: { assignmen
     if ((await a.run(() => put('/api/technicians', { username, clients: list }))) !== undefined) onSaved();
   };
   return (
-    <Modal title={assignment ? `Edit ${assignment.username}` : 'New assignment'} onClose={onClose}>
-      <form onSubmit={submit}>
-        <label>
-          Access-platform user name (exact, case-sensitive)
-          <input name="username" required maxLength={256} readOnly={!!assignment} value={username} onChange={(e) => setUsername(e.target.value)} />
-        </label>
-        <fieldset>
-          <legend>Clients</legend>
-          {clients.map((c) => (
-            <label key={c.code}>
-              {c.name} ({c.code})
-              <select value={levels[c.code] ?? ''} onChange={(e) => setLevels({ ...levels, [c.code]: e.target.value as Level | '' })}>
-                <option value="">No access</option>
-                <option value="viewer">viewer</option>
-                <option value="operator">operator</option>
-              </select>
-            </label>
-          ))}
-        </fieldset>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy}>
-            Save assignment
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog title={assignment ? `Edit ${assignment.username}` : 'New assignment'} onClose={onClose} onSubmit={submit} busy={a.busy} error={a.error} submit="Save assignment">
+      <label>
+        Access-platform user name (exact, case-sensitive)
+        <input name="username" required maxLength={256} readOnly={!!assignment} value={username} onChange={(e) => setUsername(e.target.value)} />
+      </label>
+      <fieldset>
+        <legend>Clients</legend>
+        {clients.map((c) => (
+          <label key={c.code}>
+            {c.name} ({c.code})
+            <select value={levels[c.code] ?? ''} onChange={(e) => setLevels({ ...levels, [c.code]: e.target.value as Level | '' })}>
+              <option value="">No access</option>
+              <option value="viewer">viewer</option>
+              <option value="operator">operator</option>
+            </select>
+          </label>
+        ))}
+      </fieldset>
+    </FormDialog>
   );
 }
 
