@@ -51,7 +51,11 @@ export async function fleetInProcess(opts: { env?: Record<string, string>; cli?:
     const headers: Record<string, string> = {};
     if (authorization) headers.authorization = authorization;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const r = await handler(httpEvent(method, path, { headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+    const url = new URL(path, 'https://fleet.in-process.test');
+    const query = url.search ? Object.fromEntries(url.searchParams) : undefined;
+    const event = httpEvent(method, url.pathname, { headers, body: body === undefined ? undefined : JSON.stringify(body), query });
+    event.rawQueryString = url.search.slice(1);
+    const r = await handler(event);
     const text = String(r.body ?? '');
     const verdict = contract.validate({ method, url: path, status: r.statusCode ?? 0, headers: (r.headers ?? {}) as Record<string, string>, body: text });
     expect(verdict.violations).toEqual([]);
