@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Client, InvalidCredentialsError, ResultCodeError, type Entry, type SearchOptions } from 'ldapts';
-import { ApiError, overloaded, overloadReason } from '../errors';
+import { ApiError, overloadReason } from '../errors';
 import { DirectoryError, DirectoryInvalidCredentials } from './errors';
 import { dcProblemOf, type DcProblem } from './probe';
-import type { DcFinding, SharedDcHealth } from './shared-health';
+import { ConnectionSlots } from './connection-slots';
+import { HedgeDelay } from './hedge-delay';
+import { SharedHealthView, type SharedDcHealth } from './shared-health';
 import { logger } from '../log';
 
 import type { DcEndpoint, DirectoryCredentials } from './endpoints';
@@ -58,11 +60,6 @@ const HEDGE_FLOOR_MS = 100;
 const HEDGE_CAP_MS = 1000;
 const MAX_CONNECTIONS = 16;
 const CONNECTION_WAIT_MS = 1000;
-// recent reads the hedge delay is taken from, and how many before it is trusted
-const LATENCY_SAMPLES = 200;
-const LATENCY_MIN_SAMPLES = 20;
-// the shared health is read again when older than this (one read serves the requests meanwhile)
-const SHARED_HEALTH_MAX_AGE_MS = 250;
 
 interface KeptConnection {
   client: Client;
@@ -129,71 +126,26 @@ export class DirectoryPool {
   ) {
     this.now = opts.now ?? Date.now;
     for (const dc of dcs) this.state.set(dc.name, { lastUsed: 0, connects: 0 });
+    this.sharedHealth = new SharedHealthView(opts.sharedHealth, dcs, opts.cooldownMs);
+    this.slots = new ConnectionSlots(opts.maxConnections ?? MAX_CONNECTIONS, opts.connectionWaitMs ?? CONNECTION_WAIT_MS);
+    this.hedge = new HedgeDelay(opts.hedgeFloorMs ?? HEDGE_FLOOR_MS, opts.hedgeCapMs ?? HEDGE_CAP_MS);
   }
 
-  // ---- shared health
+  /** the shared health as this instance knows it */
+  private readonly sharedHealth: SharedHealthView;
+  /** at most maxConnections open at once */
+  private readonly slots: ConnectionSlots;
+  /** about the recent p95 of reads, within the floor and the cap */
+  private readonly hedge: HedgeDelay;
 
-  /** live findings of the shared health, by DC name, as last read */
-  private shared = new Map<string, DcFinding>();
-  private sharedReadAt = -Infinity;
-  private sharedReading?: Promise<void>;
-  /** the last finding this instance wrote per DC (no write storm when many reads fail at once) */
-  private sharedWritten = new Map<string, number>();
-
-  /** Read the shared health when the last read is older than a moment (one read at a time). */
-  private async refreshShared(): Promise<void> {
-    const health = this.opts.sharedHealth;
-    if (!health || Date.now() - this.sharedReadAt < SHARED_HEALTH_MAX_AGE_MS) return;
-    this.sharedReading ??= health
-      .read(this.dcs)
-      .then((byUrl) => {
-        const next = new Map<string, DcFinding>();
-        for (const dc of this.dcs) {
-          const f = byUrl.get(dc.url);
-          if (f) next.set(dc.name, f);
-        }
-        this.shared = next;
-        this.sharedReadAt = Date.now();
-      })
-      .catch((e: unknown) => {
-        // the store is the shared health's only source: without it each instance finds for itself
-        logger.warn('shared DC health not read', { error: (e as Error)?.name });
-        this.sharedReadAt = Date.now();
-      })
-      .finally(() => {
-        this.sharedReading = undefined;
-      });
-    await this.sharedReading;
+  /** Connections open now, and requests waiting for one (tests, diagnostics). */
+  connectionStats() {
+    return this.slots.stats();
   }
 
-  /** Failed by another instance's finding (or ours), still within its expiry. */
-  private sharedFailed(dc: DcEndpoint): boolean {
-    const f = this.shared.get(dc.name);
-    return f !== undefined && f.until > Date.now();
-  }
-
-  /** Share a finding: a failure (until the cooldown ends) or a lost hedge (`slow`, for a moment). */
-  private shareFinding(dc: DcEndpoint, reason: string, forMs: number) {
-    const health = this.opts.sharedHealth;
-    if (!health || this.opts.cooldownMs <= 0) return;
-    const now = Date.now();
-    const known = this.shared.get(dc.name);
-    // never shorten a finding known to last longer (a failure outlives a lost hedge)
-    if (known && known.until >= now + forMs && (reason === 'slow' || known.reason !== 'slow')) return;
-    const written = this.sharedWritten.get(dc.name);
-    if (written !== undefined && now - written < Math.min(1000, this.opts.cooldownMs / 2) && !(known?.reason === 'slow' && reason !== 'slow')) return;
-    this.sharedWritten.set(dc.name, now);
-    const finding: DcFinding = { url: dc.url, name: dc.name, reason, failedAt: now, until: now + forMs };
-    this.shared.set(dc.name, finding);
-    health.markFailed(finding).catch((err: unknown) => logger.warn('shared DC health not written', { dc: dc.name, error: (err as Error)?.name }));
-  }
-
-  private clearShared(dc: DcEndpoint) {
-    const health = this.opts.sharedHealth;
-    if (!health || !this.shared.has(dc.name)) return;
-    this.shared.delete(dc.name);
-    this.sharedWritten.delete(dc.name);
-    health.clear(dc).catch((err: unknown) => logger.warn('shared DC health not cleared', { dc: dc.name, error: (err as Error)?.name }));
+  /** The hedge delay now (ms). */
+  hedgeDelay(): number {
+    return this.hedge.delay();
   }
 
   // ---- order and state
@@ -206,7 +158,7 @@ export class DirectoryPool {
     const suspects: DcEndpoint[] = [];
     for (const dc of this.dcs) {
       const st = this.state.get(dc.name)!;
-      if (this.sharedFailed(dc)) cooling.push(dc);
+      if (this.sharedHealth.failed(dc)) cooling.push(dc);
       else if (st.failedAt === undefined && (st.suspectUntil ?? 0) > now) suspects.push(dc);
       else if (st.failedAt === undefined) ready.push(dc);
       else if (now - st.failedAt >= this.opts.cooldownMs && !st.retryClaimed) {
@@ -223,13 +175,13 @@ export class DirectoryPool {
   /** Is this DC one a read may be hedged to (neither cooling down here nor failed in the shared health)? */
   private ready(dc: DcEndpoint): boolean {
     const st = this.state.get(dc.name)!;
-    return !this.sharedFailed(dc) && (st.suspectUntil ?? 0) <= this.now() && (st.failedAt === undefined || st.retryClaimed === true);
+    return !this.sharedHealth.failed(dc) && (st.suspectUntil ?? 0) <= this.now() && (st.failedAt === undefined || st.retryClaimed === true);
   }
 
   dcState(): Array<{ name: string; url: string; healthy: boolean; failedAt?: string; lastUsed?: string; connects: number; shared?: { reason: string; until: string } }> {
     return this.dcs.map((dc) => {
       const st = this.state.get(dc.name)!;
-      const f = this.sharedFailed(dc) ? this.shared.get(dc.name) : undefined;
+      const f = this.sharedHealth.failed(dc) ? this.sharedHealth.finding(dc) : undefined;
       return {
         name: dc.name,
         url: dc.url,
@@ -248,7 +200,7 @@ export class DirectoryPool {
     st.retryClaimed = false;
     st.suspectUntil = undefined;
     logger.warn('directory DC failed, tried last during cooldown', { dc: dc.name, problem: problemOf(e), error: (e as Error)?.message });
-    this.shareFinding(dc, problemOf(e), this.opts.cooldownMs);
+    this.sharedHealth.share(dc, problemOf(e), this.opts.cooldownMs);
   }
 
   private markOk(dc: DcEndpoint) {
@@ -259,7 +211,7 @@ export class DirectoryPool {
     if (st.suspectUntil !== undefined) {
       // the DC answered the read it had lost: it was slow, not gone
       st.suspectUntil = undefined;
-      if (this.shared.get(dc.name)?.reason === 'slow') this.clearShared(dc);
+      if (this.sharedHealth.finding(dc)?.reason === 'slow') this.sharedHealth.clear(dc);
     }
   }
 
@@ -275,50 +227,11 @@ export class DirectoryPool {
     const forMs = 2 * this.opts.connectTimeoutMs;
     const first = (st.suspectUntil ?? 0) <= this.now();
     st.suspectUntil = this.now() + forMs;
-    if (first) logger.warn('directory DC slower than the hedge delay, tried after the others', { dc: dc.name, hedgeDelayMs: this.hedgeDelay() });
-    this.shareFinding(dc, 'slow', forMs);
+    if (first) logger.warn('directory DC slower than the hedge delay, tried after the others', { dc: dc.name, hedgeDelayMs: this.hedge.delay() });
+    this.sharedHealth.share(dc, 'slow', forMs);
   }
 
-  // ---- connections (at most maxConnections open)
-
-  private open = 0;
-  private readonly slotWaiters: Array<() => void> = [];
-  private get maxConnections() {
-    return this.opts.maxConnections ?? MAX_CONNECTIONS;
-  }
-
-  /** Connections open now, and requests waiting for one (tests, diagnostics). */
-  connectionStats() {
-    return { open: this.open, waiting: this.slotWaiters.length, max: this.maxConnections };
-  }
-
-  /** A connection slot, or 503 `overloaded` when none frees within the wait. Returns its release (idempotent). */
-  private async takeSlot(): Promise<() => void> {
-    if (this.open >= this.maxConnections) {
-      const waitMs = this.opts.connectionWaitMs ?? CONNECTION_WAIT_MS;
-      await new Promise<void>((resolve, reject) => {
-        const waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          const i = this.slotWaiters.indexOf(waiter);
-          if (i >= 0) this.slotWaiters.splice(i, 1);
-          reject(overloaded('directory_connections', Math.max(1, Math.ceil(waitMs / 1000))));
-        }, waitMs);
-        this.slotWaiters.push(waiter);
-      });
-    }
-    this.open++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.open--;
-      // a freed slot goes to the longest waiter (counted as open again by its takeSlot)
-      this.slotWaiters.shift()?.();
-    };
-  }
+  // ---- connections
 
   private newClient(dc: DcEndpoint): Client {
     return new Client({
@@ -338,7 +251,7 @@ export class DirectoryPool {
    * DC that cannot serve: marked failed, the error thrown for the caller to fail over.
    */
   private async openBound(creds: DirectoryCredentials, dc: DcEndpoint): Promise<{ client: Client; release: () => void }> {
-    const release = await this.takeSlot();
+    const release = await this.slots.take();
     const client = this.newClient(dc);
     this.state.get(dc.name)!.connects++;
     try {
@@ -403,7 +316,7 @@ export class DirectoryPool {
     fn: (client: Client, dc: DcEndpoint) => Promise<T>,
     opts: { reuse?: boolean; hedge?: boolean } = {},
   ): Promise<T> {
-    await this.refreshShared();
+    await this.sharedHealth.refresh();
     // technical-account reads may keep their bound connection for the next read; a credential
     // check and a change always get a connection of their own
     const reuse = kind === 'read' && opts.reuse === true;
@@ -458,7 +371,7 @@ export class DirectoryPool {
    */
   private runHedged<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
     const order = this.connectionOrder();
-    const delay = this.hedgeDelay();
+    const delay = this.hedge.delay();
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       let running = 0;
@@ -483,7 +396,7 @@ export class DirectoryPool {
           (value) => {
             running--;
             running_.delete(dc);
-            this.noteLatency(performance.now() - t0);
+            this.hedge.note(performance.now() - t0);
             if (settled) return;
             settle();
             // a hedge won: the DCs still silent on this read go after the others for a while
@@ -566,31 +479,6 @@ export class DirectoryPool {
         else this.close(client, release);
       }
     }
-  }
-
-  // ---- the hedge delay: about the recent p95 of reads, within the floor and the cap
-
-  private readonly latencies: number[] = [];
-  private latencyAt = 0;
-  private p95?: number;
-
-  private noteLatency(ms: number) {
-    if (this.latencies.length < LATENCY_SAMPLES) this.latencies.push(ms);
-    else this.latencies[this.latencyAt] = ms;
-    this.latencyAt = (this.latencyAt + 1) % LATENCY_SAMPLES;
-    if (this.latencyAt % 10 === 0) this.p95 = undefined; // computed again now and then, not per read
-  }
-
-  /** The hedge delay now (ms). */
-  hedgeDelay(): number {
-    const floor = this.opts.hedgeFloorMs ?? HEDGE_FLOOR_MS;
-    const cap = Math.max(floor, this.opts.hedgeCapMs ?? HEDGE_CAP_MS);
-    if (this.latencies.length < LATENCY_MIN_SAMPLES) return cap;
-    if (this.p95 === undefined) {
-      const sorted = [...this.latencies].sort((a, b) => a - b);
-      this.p95 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))];
-    }
-    return Math.round(Math.min(cap, Math.max(floor, this.p95)));
   }
 
   /** `op` on `client`, abandoned (connection closed, DirectoryNoAnswer) after the operation timeout. */
@@ -720,17 +608,17 @@ export class DirectoryPool {
     if (this.probing) return;
     this.probing = true;
     try {
-      await this.refreshShared();
+      await this.sharedHealth.refresh();
       const c = await creds();
       const now = this.now();
-      const due = this.dcs.filter((dc) => now - this.state.get(dc.name)!.lastUsed >= this.opts.probeIntervalMs || this.sharedFailed(dc));
+      const due = this.dcs.filter((dc) => now - this.state.get(dc.name)!.lastUsed >= this.opts.probeIntervalMs || this.sharedHealth.failed(dc));
       await Promise.all(
         due.map(async (dc) => {
           const client = this.newClient(dc);
           try {
             await client.bind(c.user, c.password);
             this.markOk(dc);
-            this.clearShared(dc);
+            this.sharedHealth.clear(dc);
           } catch (e) {
             if (isConnectionError(e)) this.markFailed(dc, e);
           } finally {
