@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelAnswer } from '../channel';
 import { APPROVABLE_ACTIONS } from '../../approvals/settings';
 import { PERMISSIONS } from '../../authz/permissions';
 
@@ -100,23 +101,7 @@ export const baseline = z
 const changes = z.object({ created: z.array(z.string()), updated: z.array(z.string()), unchanged: z.array(z.string()) });
 export const baselineImported = z.object({ dryRun: z.boolean(), roles: changes, delegations: changes, approversToChoose: z.array(z.string()) });
 
-export const channel = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.enum(['webhook', 'ntfy', 'teams', 'chat']),
-    enabled: z.boolean(),
-    topic: z.string().optional(),
-    /** the URL's origin only: the URL and the secrets are never shown */
-    urlOrigin: z.string(),
-    secretSet: z.boolean(),
-    tokenSet: z.boolean(),
-    events: z.array(z.string()).optional(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    lastDelivery: z.object({ at: z.string(), ok: z.boolean(), status: z.number().optional(), error: z.string().optional() }).optional(),
-  })
-  .meta({ id: 'NotificationChannel' });
+export const channel = channelAnswer('NotificationChannel');
 export const channels = z.object({ channels: z.array(channel) });
 export const channelSaved = z.object({ channel });
 

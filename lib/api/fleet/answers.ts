@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelAnswer } from '../channel';
 import { noContent, type ErrorCodes } from '../../http/answers';
 
 // The fleet plane's answers (its routes in functions/fleet): proxies and the access platform,
@@ -158,23 +159,7 @@ export const alerts = z.object({
   lastEvaluationAt: z.string().nullable(),
   round: z.object({ id: z.string(), startedAt: z.string(), completedAt: z.string().nullable(), consoles: z.number().nullable(), durationMs: z.number().nullable() }).nullable(),
 });
-export const channel = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.enum(['webhook', 'ntfy', 'teams', 'chat']),
-    enabled: z.boolean(),
-    topic: z.string().optional(),
-    /** the URL's origin only: the URL and the secrets are never shown */
-    urlOrigin: z.string(),
-    secretSet: z.boolean(),
-    tokenSet: z.boolean(),
-    events: z.array(z.string()).optional(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    lastDelivery: z.object({ at: z.string(), ok: z.boolean(), status: z.number().optional(), error: z.string().optional() }).optional(),
-  })
-  .meta({ id: 'AlertChannel' });
+export const channel = channelAnswer('AlertChannel');
 export const channels = z.object({ channels: z.array(channel) });
 export const alertSettings = z.object({ failedLoginsThreshold: z.number() });
 export const alertSettingsView = z.object({ failedLoginsThreshold: z.number(), channels: z.array(channel) });
