@@ -4,9 +4,10 @@ import { approveRequest, cancelRequest, countRequests, createRequest, createRequ
 import { decisionContext } from '@lib/runtime';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, type RouteContext } from '@lib/http/route';
-import { approvalClosed, approvalCount, approvalDecided, approvalDetail, approvalJob, approvalList, approvalRequest, approvalResumed } from '@lib/api/console/approvals';
+import { approvalClosed, approvalCount, approvalDecided, approvalDetail, approvalJob, approvalList, approvalRequest, approvalResumed, passwordsFileHeaders } from '@lib/api/console/approvals';
 import { ACTIONS, AUTHZ_SAVE, DELEGATION_EDITOR, DIRECTORY_WRITE, ROLE_EDITOR } from '@lib/api/console/errors';
-import { errorCodes, json } from '@lib/http/answers';
+import { errorCodes, file, json } from '@lib/http/answers';
+import { downloadBulkPasswords } from '@lib/approvals/bulk-reset';
 
 // what filing runs: the request's checks, and for a role or delegation change the editor's rules
 const FILING = errorCodes(ROLE_EDITOR, DELEGATION_EDITOR, {
@@ -141,6 +142,21 @@ const job = defineRoute({
   },
 });
 
+const passwords = defineRoute({
+  method: 'POST',
+  path: '/api/approvals/{id}/passwords',
+  summary: 'A bulk password reset, approved: its one download, by the approver whose approval executed it (recent step-up). The download runs the job: each password is generated, set and written into this CSV (username, dn, outcome, password, code), never stored, logged or audited. A second download 409 already_downloaded, anyone else 403 not_executor, both audited bulk.download',
+  access: 'operator',
+  params: idParam,
+  responses: { 200: file('text/csv', 'One line per target: its outcome, and its new password when it was reset', passwordsFileHeaders) },
+  // each target's reset is decided and run as the single one (its refusals are its line's code, never the answer's)
+  errors: errorCodes(ACTIONS, { 403: ['not_executor', 'reauth_required', 'strict_reauth_required'], 404: ['not_found'], 409: ['already_downloaded', 'download_expired', 'download_not_available'], 503: ['laps_unavailable'] }),
+  async handle(c) {
+    const f = await downloadBulkPasswords(await approvalsContext(c), c.params.id);
+    return { text: f.csv, contentType: 'text/csv; charset=utf-8', headers: { 'content-disposition': `attachment; filename="${f.filename}"`, 'x-row-count': String(f.rows) } };
+  },
+});
+
 const resume = defineRoute({
   method: 'POST',
   path: '/api/approvals/{id}/resume',
@@ -154,5 +170,5 @@ const resume = defineRoute({
   },
 });
 
-export const routes = [list, count, one, create, approve, reject, cancel, job, resume];
+export const routes = [list, count, one, create, approve, reject, cancel, job, resume, passwords];
 export const handler = consoleHandler(routes);

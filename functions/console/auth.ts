@@ -9,6 +9,7 @@ import { readBranding } from '@lib/setup/branding';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 import { HEADERS, json, noContent } from '@lib/http/answers';
+import { adminNotices } from '@lib/diagnostics/notices';
 import { antiforgery as antiforgeryAnswer, me as meAnswer, signedIn, stepUpDone } from '@lib/api/console/session';
 
 const antiforgery = defineRoute({
@@ -113,6 +114,8 @@ const me = defineRoute({
         // the instance's name in the top bar and tab title: the branding title, else the domain
         instance: branding.title ?? settings?.domain,
         accentColour: branding.accentColour,
+        // administrators: e.g. fewer than two DCs, shown above every screen (not only in diagnostics)
+        notices: adminNotices(rights, settings),
       },
     };
   },

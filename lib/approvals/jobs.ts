@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { performAction, type ActionOutcome, type ActionParams } from '../actions';
+import { performAction, type ActionOutcome, type ActionParams, type ActionResult } from '../actions';
 import type { Actor, DecisionContext } from '../authz/engine';
 import { USER_ATTRIBUTES, type ObjectFacts } from '../directory/objects';
 import { logger } from '../log';
@@ -94,6 +94,8 @@ export interface RunOptions {
   now?: () => number;
   /** test seam: throw after this many steps acted, before the last one's outcome is recorded (a killed function) */
   crashAfter?: number;
+  /** each acted step's result as it comes, before its outcome is recorded (a bulk reset hands its password to the download; it is never recorded) */
+  deliver?: (step: JobStep, result: ActionResult) => void;
 }
 
 export const readJob = (rt: ConsoleRuntime, requestId: string) => getRecord<Job>(rt.store, PK(requestId), JOB_SK);
@@ -212,6 +214,7 @@ export async function runJob(c: JobContext, requestId: string, opts: RunOptions 
       if (!(await putRecord(rt.store, PK(requestId), stepSk(s.i), json(running), { expectVersion: stepVersion }))) return { job, ran: true };
       const result = await performAction(c.dc, c.actor, s.target.id, s.params, { correlationId: job.correlationId, ticket: job.ticket, approval: 'approver', requestId });
       acted++;
+      opts.deliver?.(s, result);
       if (opts.crashAfter !== undefined && acted >= opts.crashAfter) throw new Error('injected crash (test seam)');
       const code = result.error?.code ?? (result.members?.find((m) => m.code)?.code || undefined);
       outcome = { ...running, state: result.outcome, ...(code ? { code } : {}), after: result.outcome === 'denied' ? undefined : await stateOf(c.dc, s), at: new Date().toISOString() };
@@ -231,4 +234,27 @@ export async function runJob(c: JobContext, requestId: string, opts: RunOptions 
   const { lease: _released, ...rest } = job;
   await save({ ...rest, counts, ...(finished ? { state: 'done' as const, finishedAt: new Date(now()).toISOString() } : {}) });
   return { job, ran: true };
+}
+
+/**
+ * End a job that must not be resumed (a bulk reset: a password set after its download ended would
+ * reach nobody): each step not started is recorded failed with `code`, a step found running (it may
+ * have acted) unknown; the job is then done. Run by the download itself when its budget ends, or
+ * by the scheduled check when its runner is gone (its lease expired).
+ */
+export async function abandonJob(rt: ConsoleRuntime, requestId: string, code: string): Promise<Job | undefined> {
+  const at = new Date().toISOString();
+  for (const { version, ...s } of await readSteps(rt, requestId)) {
+    if (FINAL.has(s.state)) continue;
+    const state: StepState = s.state === 'running' ? 'unknown' : 'failed';
+    await putRecord<JobStep>(rt.store, PK(requestId), stepSk(s.i), json({ ...s, state, code, at }), { expectVersion: version });
+  }
+  const counts: Record<string, number> = {};
+  for (const st of await readSteps(rt, requestId)) if (FINAL.has(st.state)) counts[st.state] = (counts[st.state] ?? 0) + 1;
+  const rec = await readJob(rt, requestId);
+  if (!rec) return undefined;
+  if (rec.data.state === 'done') return rec.data;
+  const { lease: _gone, ...rest } = rec.data;
+  const done: Job = { ...rest, counts, state: 'done', finishedAt: at };
+  return (await putRecord(rt.store, PK(requestId), JOB_SK, json(done), { expectVersion: rec.version })) ? done : (await readJob(rt, requestId))?.data;
 }

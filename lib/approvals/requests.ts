@@ -15,7 +15,7 @@ import type { ConsoleRuntime } from '../runtime';
 import { getRecord, putRecord, queryRecords } from '../store/records';
 import { actionParamsSchema, performAction, refusalError, targetKindOf, type ActionOutcome, type ActionParams, type ActionResult } from '../actions';
 import { adminParamsSchema, executeAdminChange, isAdminAction, previewAdminChange, type AdminAction, type AdminParams } from './admin-changes';
-import { createJob, JOB_LEASE_MS, jobOutcome, progressOf, readJob, readSteps, runJob, type Job, type JobExecutor, type JobStep, type RunOptions } from './jobs';
+import { abandonJob, createJob, JOB_LEASE_MS, jobOutcome, progressOf, readJob, readSteps, runJob, type Job, type JobExecutor, type JobStep, type RunOptions } from './jobs';
 import { operatorRights } from '../authz/rights';
 import { USER_ATTRIBUTES } from '../directory/objects';
 import { ADMIN_APPROVERS, approversFor, isApprovable, isNamedApprover, type ApprovableAction, type ApprovalSettings, type RequestApprovers, type RequestSource } from './settings';
@@ -29,11 +29,14 @@ export type RequestState = 'pending' | 'executed' | 'rejected' | 'cancelled' | '
 export const REQUEST_KINDS = ['action', 'bulk', 'leaver'] as const;
 
 /**
- * Actions a bulk request may carry (decision: docs/decisions.md). A bulk password reset is not
- * offered: its generated passwords would have to be held for the approver's one download, and
- * the spec allows no stored reset password.
+ * Actions a bulk request may carry. A bulk password reset always needs a ticket, and its job runs
+ * only as the approver's one download (./bulk-reset.ts; decision in docs/decisions.md, issue 31).
  */
-export const BULK_ACTIONS = ['users.unlock', 'users.disable', 'users.enable', 'users.attributes.write'] as const;
+export const BULK_ACTIONS = ['users.unlock', 'users.disable', 'users.enable', 'users.attributes.write', 'users.password.reset'] as const;
+/** A bulk password reset: its job is the approver's one download of the generated passwords. */
+export const isBulkReset = (r: Pick<ApprovalRequest, 'kind' | 'action'>) => r.kind === 'bulk' && r.action === 'users.password.reset';
+/** How long after the last approval the approver may take the one download (then the request ends, nothing changed). */
+export const DOWNLOAD_WINDOW_MS = 24 * 3_600_000;
 /** The leaver flow is filed as the disable of the leaving user; its group removals are decided at execution. */
 export const LEAVER_ACTION = 'users.disable';
 /** The schema's bound; the instance's is Directory:MaxResults (200 by default), like other pickers. */
@@ -76,6 +79,8 @@ export interface ApprovalRequest {
   correlationId: string;
   /** set while the last approver's execution runs (the claim that makes it run once) */
   execution?: { startedAt: string; by: OperatorRef };
+  /** a bulk password reset, approved: its one download (the execution) by the last approver, until `until`; `takenAt` once taken */
+  download?: { by: OperatorRef; until: string; takenAt?: string };
   closedAt?: string;
   closedBy?: OperatorRef;
   comment?: string;
@@ -83,7 +88,7 @@ export interface ApprovalRequest {
   result?: { code?: string; members?: ActionResult['members']; counts?: Record<string, number>; total?: number };
 }
 
-const PK = 'APPROVAL';
+export const PK = 'APPROVAL';
 
 /** Request ids sort by creation time (newest last) and carry 64 random bits. */
 const newId = () => `${Date.now().toString(36).padStart(9, '0')}-${randomBytes(8).toString('hex')}`;
@@ -123,11 +128,11 @@ export interface ApprovalsContext {
   correlationId: string;
 }
 
-const auditActor = (a: Actor) => ({ id: a.identity.guid, name: a.identity.username, provider: a.identity.provider, ip: a.ip });
-const me = (a: Actor): OperatorRef => ({ guid: a.identity.guid, username: a.identity.username });
-const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+export const auditActor = (a: Actor) => ({ id: a.identity.guid, name: a.identity.username, provider: a.identity.provider, ip: a.ip });
+export const me = (a: Actor): OperatorRef => ({ guid: a.identity.guid, username: a.identity.username });
+export const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-function auditRequest(rt: ConsoleRuntime, event: string, outcome: string, reason: string, req: Partial<ApprovalRequest> & { id?: string }, actor: ReturnType<typeof auditActor> | { name: string; provider: string }, details: Record<string, unknown> = {}, correlationId?: string) {
+export function auditRequest(rt: ConsoleRuntime, event: string, outcome: string, reason: string, req: Partial<ApprovalRequest> & { id?: string }, actor: ReturnType<typeof auditActor> | { name: string; provider: string }, details: Record<string, unknown> = {}, correlationId?: string) {
   return rt.audit.append({
     event,
     outcome,
@@ -146,7 +151,7 @@ export function requestView(r: ApprovalRequest, currentNeeded?: number) {
   return { ...rest, approvalsNeeded: Math.max(r.approvalsNeeded, currentNeeded ?? 0), executing: !!execution };
 }
 
-async function getRequest(rt: ConsoleRuntime, id: string) {
+export async function getRequest(rt: ConsoleRuntime, id: string) {
   if (!ID_RE.test(id)) return undefined;
   return getRecord<ApprovalRequest>(rt.store, PK, id);
 }
@@ -156,7 +161,7 @@ async function getRequest(rt: ConsoleRuntime, id: string) {
  * and the approvers the current settings name for its source (an approver added after the request
  * was filed reads it; approving or rejecting it stays refused `approver_not_allowed:not_captured`).
  */
-async function canSee(c: ApprovalsContext, r: ApprovalRequest, settings?: ApprovalSettings) {
+export async function canSee(c: ApprovalsContext, r: ApprovalRequest, settings?: ApprovalSettings) {
   const { identity, rights } = c.actor;
   if (same(r.requester.guid, identity.guid) || isNamedApprover(r.approvers, identity, rights) || rights.superAdministrator || rights.permissions.has('audit.read')) return true;
   const current = settings ?? (await readApprovalSettings(c.rt.store)).settings;
@@ -164,7 +169,7 @@ async function canSee(c: ApprovalsContext, r: ApprovalRequest, settings?: Approv
 }
 
 /** A request the caller may not see (or an unknown id) answers 404 like an unknown one; the attempt is audited. */
-async function refuseUnseen(c: ApprovalsContext, event: string, id: string, r?: ApprovalRequest) {
+export async function refuseUnseen(c: ApprovalsContext, event: string, id: string, r?: ApprovalRequest) {
   await auditRequest(c.rt, event, 'denied', 'not_found', r ?? (ID_RE.test(id) ? { id } : {}), auditActor(c.actor), {}, c.correlationId);
   return notFound();
 }
@@ -266,7 +271,8 @@ async function createBulkRequest(c: ApprovalsContext, body: CreateRequestBody, r
   if (!parsed.success) throw await refuseBulk(badRequest('invalid_parameters'));
   const parameters = parsed.data;
   const { settings } = await readApprovalSettings(rt.store);
-  if (settings.ticketRequired && !body.ticket) throw await refuseBulk(badRequest('ticket_required'));
+  // "ticket: required per instance rule; always for a bulk password reset"
+  if ((settings.ticketRequired || parameters.action === 'users.password.reset') && !body.ticket) throw await refuseBulk(badRequest('ticket_required'));
   const max = rt.config.Directory.MaxResults;
   if (targets.length > max) throw await refuseBulk(badRequest('too_many_targets', { max, count: targets.length }));
   if (new Set(targets.map((t) => t.toLowerCase())).size !== targets.length) throw await refuseBulk(badRequest('duplicate_target'));
@@ -398,6 +404,12 @@ export async function approveRequest(c: ApprovalsContext, id: string, jobOptions
     if (!isNamedApprover(current.approvers, c.actor.identity, c.actor.rights)) throw await refuseApproval(c, r, forbidden('approver_not_allowed:not_named'));
     if (r.approvals.some((a) => same(a.guid, c.actor.identity.guid))) throw await refuseApproval(c, r, forbidden('approver_not_allowed:already_approved'));
     if (!(await requesterEnabled(c, r))) throw await refuseApproval(c, r, forbidden('requester_disabled'));
+    // a raised approval count applies to pending requests
+    const needed = Math.max(r.approvalsNeeded, current.approvalsNeeded);
+    const last = r.approvals.length + 1 >= needed;
+    // the last approval of an action refused on the target's fresh facts (gone, never-manageable, outside every
+    // managed OU): no approver could run it, so it is executed and refused, and the request ends (issue 31)
+    let refusedTarget: string | undefined;
     if (isAdminAction(r.action)) {
       // an administrator approving the change must not be widened by it either (decision 26)
       if (await widensApprover(c, r)) throw await refuseApproval(c, r, forbidden('approver_not_allowed:widens_own_rights'));
@@ -405,6 +417,7 @@ export async function approveRequest(c: ApprovalsContext, id: string, jobOptions
       // the approver must be directly allowed the action on the targets: decided on fresh facts
       // until one is (each target is decided again at execution, under the approver's rights)
       let reason = 'not_found';
+      let everyTargetGone = true;
       for (const t of r.targets ?? []) {
         const d = await decideOn(c.dc, c.actor, 'user', r.action as Permission, t.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
         if (d.allowed) {
@@ -412,30 +425,50 @@ export async function approveRequest(c: ApprovalsContext, id: string, jobOptions
           break;
         }
         reason = d.reason;
+        everyTargetGone &&= refusedOnTargetFacts(d);
       }
-      if (reason) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${reason}`));
+      // every target refused on its own facts: the job runs and refuses each step (audited), and the request ends
+      if (reason && !(last && everyTargetGone)) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${reason}`));
     } else {
       // the approver must be directly allowed the action, decided on fresh facts
       const d = await decideOn(c.dc, c.actor, r.target.kind as 'user' | 'group', r.action, r.target.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
-      if (!d.allowed) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${d.reason}`));
+      if (!d.allowed && !(last && refusedOnTargetFacts(d))) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${d.reason}`));
+      if (!d.allowed) refusedTarget = d.reason;
     }
 
-    // a raised approval count applies to pending requests
-    const needed = Math.max(r.approvalsNeeded, current.approvalsNeeded);
-    const approvals = [...r.approvals, { ...me(c.actor), at: new Date().toISOString() }];
-    const last = approvals.length >= needed;
-    const next: ApprovalRequest = { ...r, approvals, ...(last ? { execution: { startedAt: new Date().toISOString(), by: me(c.actor) } } : {}) };
+    const at = new Date();
+    const approvals = [...r.approvals, { ...me(c.actor), at: at.toISOString() }];
+    const execution = { startedAt: at.toISOString(), by: me(c.actor) };
+    const download = isBulkReset(r) ? { download: { by: me(c.actor), until: new Date(at.getTime() + DOWNLOAD_WINDOW_MS).toISOString() } } : {};
+    const next: ApprovalRequest = { ...r, approvals, ...(last ? { execution, ...download } : {}) };
     if (!(await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version }))) continue; // another transition won: decide again
     await auditRequest(rt, 'request.approved', 'success', `approval:${approvals.length}/${needed}`, r, auditActor(c.actor));
     if (!last) return { request: requestView(next, needed) };
-    if (next.kind === 'bulk' || next.kind === 'leaver') return startJob(c, next, jobOptions);
-    return execute(c, next, rec.version + 1);
+    // a bulk reset runs only as the approver's one download (POST /api/approvals/{id}/passwords)
+    if (isBulkReset(next)) return { request: requestView(next) };
+    // a leaver refused on its target's facts runs no job: its disable is executed (and refused) like a single action
+    if ((next.kind === 'bulk' || next.kind === 'leaver') && !refusedTarget) return startJob(c, next, jobOptions);
+    return execute(c, next, rec.version + 1, refusedTarget);
   }
   throw conflict('request_changed_concurrently');
 }
 
-/** The last approval: the single action runs at once under the approver's rights, decided again. */
-async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number) {
+/**
+ * A refusal no approver could overcome: the target is gone, never-manageable now (a Tier 0 OU, a
+ * protected account) or outside every managed OU; not one that depends on who decides (scope,
+ * permission, VIP rights, own account).
+ */
+export function refusedOnTargetFacts(d: Decision): boolean {
+  if (d.allowed) return false;
+  return (d.reason === 'not_found' && !d.target) || d.reason.startsWith('never_manageable:') || (d.reason === 'out_of_scope' && d.cls?.kind === 'unmanaged') || d.reason === 'not_a_standard_group';
+}
+
+/**
+ * The last approval: the single action runs at once under the approver's rights, decided again.
+ * Refused then (`refusal`: the engine's reason at approval), the request ends executed with outcome
+ * failed and that reason on `request.executed` (the action's own row says denied).
+ */
+async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number, refusal?: string) {
   let result: ActionResult;
   try {
     result = isAdminAction(r.action)
@@ -445,6 +478,10 @@ async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number)
     logger.error('approval execution failed', { request: r.id, correlationId: r.correlationId, error: (e as Error).name });
     result = { outcome: 'unknown', error: isApiError(e) ? e : new ApiError(500, 'internal_error') };
   }
+  // refused on fresh facts: the request ends as a failed execution (its reason on request.executed)
+  const refusedNow = result.outcome === 'denied';
+  if (refusedNow) result = { ...result, outcome: 'failed' };
+  const reason = refusedNow ? (refusal ?? result.error?.code ?? 'denied') : (result.error?.code ?? result.outcome);
   const done: ApprovalRequest = {
     ...r,
     state: 'executed',
@@ -456,7 +493,7 @@ async function execute(c: ApprovalsContext, r: ApprovalRequest, version: number)
   };
   delete done.execution;
   if (!(await putRecord(c.rt.store, PK, r.id, done, { expectVersion: version }))) logger.error('approval: executed request could not be closed', { request: r.id });
-  await auditRequest(c.rt, 'request.executed', result.outcome, result.error?.code ?? result.outcome, r, auditActor(c.actor), result.members ? { members: result.members } : {});
+  await auditRequest(c.rt, 'request.executed', result.outcome, reason, r, auditActor(c.actor), { ...(result.members ? { members: result.members } : {}), ...(refusedNow ? { refused: true } : {}) });
   await notify(c.rt, 'approval_decided', done);
   // the generated password goes to the approver who executed it, once; it is in no record
   return { request: requestView(done), result: { outcome: result.outcome, ...done.result, ...(result.password ? { password: result.password } : {}) } };
@@ -475,7 +512,7 @@ async function executorActor(rt: ConsoleRuntime, dc: DecisionContext, e: JobExec
 }
 
 /** The steps of a job: one per bulk target; the leaver's disable, then one removal per group it is a direct member of now. */
-async function jobSteps(c: ApprovalsContext, r: ApprovalRequest): Promise<Array<Pick<JobStep, 'target' | 'params' | 'member'>>> {
+export async function jobSteps(c: ApprovalsContext, r: ApprovalRequest): Promise<Array<Pick<JobStep, 'target' | 'params' | 'member'>>> {
   const params = r.parameters as ActionParams;
   if (r.kind === 'bulk') return (r.targets ?? []).map((t) => ({ target: { id: t.id, kind: 'user' as const, name: t.name, dn: t.dn }, params }));
   const steps: Array<Pick<JobStep, 'target' | 'params' | 'member'>> = [{ target: { id: r.target.id, kind: 'user', name: r.target.name, ...(r.target.dn ? { dn: r.target.dn } : {}) }, params }];
@@ -510,7 +547,7 @@ async function continueJob(jc: { rt: ConsoleRuntime; dc: DecisionContext; actor:
 }
 
 /** Close a request whose job is done: executed, outcome from its steps (succeeded, partial, failed), `request.executed` with the counts. Once. */
-async function finishJob(rt: ConsoleRuntime, id: string, job: Job, closer: ReturnType<typeof auditActor> | { name: string; provider: string }) {
+export async function finishJob(rt: ConsoleRuntime, id: string, job: Job, closer: ReturnType<typeof auditActor> | { name: string; provider: string }) {
   const rec = await getRequest(rt, id);
   if (!rec || rec.data.state !== 'pending' || !rec.data.execution) return;
   const r = rec.data;
@@ -567,6 +604,11 @@ export async function resumeJobs(rt: ConsoleRuntime, dc: DecisionContext, opts: 
       closed++;
       continue;
     }
+    if (isBulkReset(r)) {
+      // a bulk reset is never resumed (a password set now would reach nobody): ended instead
+      if (await settleBulkReset(rt, rec, job?.data, system, now())) closed++;
+      continue;
+    }
     if (job?.data.lease && job.data.lease.until > now()) continue; // its runner is alive
     const actor = await executorActor(rt, dc, job?.data.executor ?? { ...r.execution.by, provider: 'ad' });
     if (!job) {
@@ -582,6 +624,33 @@ export async function resumeJobs(rt: ConsoleRuntime, dc: DecisionContext, opts: 
     if (out.request.state === 'executed') closed++;
   }
   return { resumed, closed };
+}
+
+/**
+ * A bulk reset whose download is not running: not taken within its window, or taken and its
+ * runner gone (a killed function). Its request ends executed, outcome failed (`download_expired`:
+ * nothing changed) or from the steps recorded (the steps not run failed, one found running unknown:
+ * `download_interrupted`). Answers whether it was ended.
+ */
+async function settleBulkReset(rt: ConsoleRuntime, rec: { data: ApprovalRequest; version: number }, job: Job | undefined, closer: { name: string; provider: string }, now: number): Promise<boolean> {
+  const r = rec.data;
+  if (job) {
+    if ((job.lease && job.lease.until > now) || now - Date.parse(job.heartbeatAt) < JOB_LEASE_MS) return false; // its download runs
+    const done = await abandonJob(rt, r.id, 'download_interrupted');
+    if (done?.state === 'done') await finishJob(rt, r.id, done, closer);
+    return true;
+  }
+  const d = r.download;
+  const expired = !d?.takenAt && (!d || Date.parse(d.until) <= now);
+  const interrupted = !!d?.takenAt && now - Date.parse(d.takenAt) >= JOB_LEASE_MS; // taken, but the job was never created
+  if (!expired && !interrupted) return false;
+  const code = expired ? 'download_expired' : 'download_interrupted';
+  const next: ApprovalRequest = { ...r, state: 'executed', closedAt: new Date(now).toISOString(), closedBy: r.execution?.by ?? r.download?.by, outcome: 'failed', result: { code, counts: {}, total: r.targets?.length ?? 0 } };
+  delete next.execution;
+  if (!(await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version }))) return false;
+  await auditRequest(rt, 'request.executed', 'failed', code, r, closer, { kind: r.kind, total: r.targets?.length ?? 0, counts: {} });
+  await notify(rt, 'approval_decided', next);
+  return true;
 }
 
 /** A job's progress and its steps (who may see the request sees them); 404 otherwise or without a job. */

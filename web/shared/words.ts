@@ -101,7 +101,10 @@ export const WORDS: Record<string, string> = {
   bulk_target_refused: 'Some accounts cannot be part of this request.',
   bulk_sources_differ: 'These accounts are approved by different approvers: file one request per delegation.',
   job_not_running: 'This request has no unfinished job.',
-  not_executor: 'Only the approver who executed this request can resume it.',
+  not_executor: 'Only the approver who executed this request can resume it or download its passwords.',
+  already_downloaded: 'The passwords of this request were downloaded already: they are shown only once.',
+  download_expired: 'The time to download these passwords is over: nothing was reset. File a new request.',
+  download_not_available: 'This request has no passwords to download.',
   job_running: 'The job is still running.',
   // administration
   computers_read_required: 'A role with a LAPS permission also needs computers.read.',

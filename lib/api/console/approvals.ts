@@ -31,6 +31,8 @@ export const approvalRequest = z
     correlationId: z.string(),
     /** the last approval's execution is running now */
     executing: z.boolean(),
+    /** a bulk password reset, approved: the approver's one download (POST /api/approvals/{id}/passwords) runs it, until `until`; `takenAt` once taken */
+    download: z.object({ by: operatorRef, until: z.string(), takenAt: z.string().optional() }).optional(),
     closedAt: z.string().optional(),
     closedBy: operatorRef.optional(),
     comment: z.string().optional(),
@@ -78,3 +80,9 @@ export const approvalJob = z.object({
   ),
 });
 export const approvalResumed = z.object({ request: approvalRequest, job: jobProgress });
+
+/** The headers of a bulk reset's passwords file. */
+export const passwordsFileHeaders = {
+  'Content-Disposition': { description: 'attachment; filename="passwords-<request>.csv"', required: true },
+  'X-Row-Count': { description: 'the number of targets (lines after the header)', required: true },
+};

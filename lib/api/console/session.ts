@@ -22,6 +22,8 @@ export const me = z
     /** the branding title, else the directory's domain */
     instance: z.string().optional(),
     accentColour: z.string(),
+    /** administrators (settings.manage): what they must see first, e.g. fewer than two DCs (lib/diagnostics/notices.ts); empty for others */
+    notices: z.array(z.object({ code: z.enum(['dc_fewer_than_two']), severity: z.enum(['warning']), count: z.number() })),
   })
   .meta({ id: 'Me' });
 export const stepUpDone = z.object({ proof: z.enum(['access', 'password', 'authenticator']), validSeconds: z.number() }).meta({ id: 'StepUp' });

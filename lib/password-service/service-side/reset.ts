@@ -28,6 +28,10 @@ export function generatePassword(length = 20): string {
     const j = randomInt(i + 1);
     [chars[i], chars[j]] = [chars[j], chars[i]];
   }
+  // never a leading `=`, `+`, `-` or `@`: a spreadsheet would read the bulk reset's CSV cell as a formula
+  // (and CSV exports neutralise such a cell with a quote, which would change the password)
+  const k = chars.findIndex((ch) => !'=+-@'.includes(ch));
+  [chars[0], chars[k]] = [chars[k], chars[0]];
   return chars.join('');
 }
 

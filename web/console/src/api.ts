@@ -54,6 +54,37 @@ export async function api<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', pa
   return data as T;
 }
 
+/**
+ * A file answered to a POST (a bulk reset's passwords, downloadable once): fetched with the
+ * session and its CSRF token, handed to the browser as a download from memory (a blob URL revoked
+ * at once), never kept by the app. Answers the saved file's name.
+ */
+export async function downloadPost(path: string, fallbackName = 'download.csv'): Promise<string> {
+  let r: Response;
+  try {
+    r = await fetch(path, { method: 'POST', headers: { accept: 'text/csv', 'x-csrf-token': await csrfToken() }, credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    throw new ApiFailure(0, 'network_error', {});
+  }
+  if (!r.ok) {
+    const data = await r.json().catch(() => ({}));
+    const code: string = data?.code ?? `http_${r.status}`;
+    if (code === 'csrf_token_invalid' || code === 'csrf_token_missing') csrf = undefined;
+    if (r.status === 401 && (code === 'unauthenticated' || code === 'session_revoked')) expiredListener?.();
+    throw new ApiFailure(r.status, code, data ?? {});
+  }
+  const name = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await r.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  return name;
+}
+
 export const get = <T = any>(path: string) => api<T>('GET', path);
 export const post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => api<T>('POST', path, body ?? {}, headers);
 export const put = <T = any>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});

@@ -12,6 +12,7 @@ import { ApprovalPage } from './screens/approval';
 import { AuditPage } from './screens/audit';
 import { WatchListsPage } from './screens/watch';
 import { AdminPage } from './admin';
+import { AdminNotices } from './notices';
 import { SetupPage } from './setup';
 import { SignIn } from './signin';
 import { AppShell, ConfirmProvider, ErrorState, Link, Loading, RouterProvider, StepUpProvider, useRoute, useStepUp } from './ui';
@@ -99,6 +100,7 @@ function Shell() {
           }
           nav={<Nav me={me} />}
         >
+          <AdminNotices me={me} />
           <Page me={me} />
         </AppShell>
         {expired && (

@@ -550,6 +550,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/approvals/{id}/passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A bulk password reset, approved: its one download, by the approver whose approval executed it (recent step-up). The download runs the job: each password is generated, set and written into this CSV (username, dn, outcome, password, code), never stored, logged or audited. A second download 409 already_downloaded, anyone else 403 not_executor, both audited bulk.download
+         * @description Who may call it: Any signed-in operator, and the CSRF token in X-CSRF-TOKEN.
+         */
+        post: operations["postApprovalsByIdPasswords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/approvals/{id}/reject": {
         parameters: {
             query?: never;
@@ -1735,6 +1755,11 @@ export type components = {
             comment?: string;
             correlationId: string;
             createdAt: string;
+            download?: {
+                by: components["schemas"]["OperatorRef"];
+                takenAt?: string;
+                until: string;
+            };
             executing: boolean;
             expiresAt: string;
             id: string;
@@ -1858,6 +1883,11 @@ export type components = {
             comment?: string;
             correlationId: string;
             createdAt: string;
+            download?: {
+                by: components["schemas"]["OperatorRef"];
+                takenAt?: string;
+                until: string;
+            };
             executing: boolean;
             expiresAt: string;
             id: string;
@@ -2279,6 +2309,13 @@ export type components = {
             accentColour: string;
             displayName?: string;
             instance?: string;
+            notices: {
+                /** @enum {string} */
+                code: "dc_fewer_than_two";
+                count: number;
+                /** @enum {string} */
+                severity: "warning";
+            }[];
             permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
             /** @enum {string} */
             provider: "ad" | "access";
@@ -6562,6 +6599,159 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postApprovalsByIdPasswords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One line per target: its outcome, and its new password when it was reset */
+            200: {
+                headers: {
+                    /** @description attachment; filename="passwords-<request>.csv" */
+                    "Content-Disposition": string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    /** @description the number of targets (lines after the header) */
+                    "X-Row-Count": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing, duplicate_member, member_not_allowed, no_member_change */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "member_not_allowed" | "no_member_change";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: ad_denied, approval_required, cross_site_request, forbidden, not_executor, own_account, reauth_required, strict_reauth_required */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "ad_denied" | "approval_required" | "cross_site_request" | "forbidden" | "not_executor" | "own_account" | "reauth_required" | "strict_reauth_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found (unknown, out of scope and unreadable alike): not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: already_downloaded, download_expired, download_not_available, moved, password_policy */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "already_downloaded" | "download_expired" | "download_not_available" | "moved" | "password_policy";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An outside system failed: directory_outcome_unknown */
+            502: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_outcome_unknown";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, laps_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, reset_not_configured, reset_unavailable, schema_newer_than_code, trust_not_pinned */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "laps_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "reset_not_configured" | "reset_unavailable" | "schema_newer_than_code" | "trust_not_pinned";
                         /** @description when to try again, in seconds (a rate window, an overload) */
                         retryAfterSeconds?: number;
                     } & {

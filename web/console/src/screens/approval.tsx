@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { get, post, type Me } from '../api';
+import { downloadPost, get, post, type Me } from '../api';
 import { actionWords, requestTitle } from '../approval-words';
 import { useApprovalCount } from '../count';
 import { Busy, ErrorText, Link, Loaded, useAction, useLoaded, useStepUp, when } from '../ui';
@@ -33,6 +33,16 @@ export function ApprovalPage({ id, me }: { id: string; me: Me }) {
             setShown(out.job ? { ...out.request, job: out.job } : out.request);
             if (out.result?.password) setPassword(out.result.password);
             setResult(approvedText(out));
+            refresh();
+          };
+          // a bulk reset, approved by me: my one download runs it (the passwords go to the file only)
+          const mayDownload = r.state === 'pending' && !!r.download && !r.download.takenAt && r.download.by.username.toLowerCase() === me.username.toLowerCase();
+          const doDownload = async () => {
+            const name = await a.run(() => withStepUp(() => downloadPost(`/api/approvals/${encodeURIComponent(id)}/passwords`, `passwords-${id}.csv`)));
+            if (!name) return;
+            setShown(undefined);
+            setResult(`${requestTitle(r)}: done. The passwords are in ${name}, and nowhere else: hand them over, then delete the file.`);
+            reload();
             refresh();
           };
           const cancel = async () => {
@@ -81,6 +91,12 @@ export function ApprovalPage({ id, me }: { id: string; me: Me }) {
                 <dd>{when(r.createdAt)}</dd>
                 <dt>Expires</dt>
                 <dd>{when(r.expiresAt)}</dd>
+                {r.download && (
+                  <>
+                    <dt>Passwords</dt>
+                    <dd data-testid="request-download">{r.download.takenAt ? `downloaded by ${r.download.by.username}, ${when(r.download.takenAt)}` : `to download once by ${r.download.by.username}, until ${when(r.download.until)}`}</dd>
+                  </>
+                )}
                 {r.closedBy && (
                   <>
                     <dt>Closed by</dt>
@@ -98,7 +114,15 @@ export function ApprovalPage({ id, me }: { id: string; me: Me }) {
               </dl>
               <div aria-live="polite">{result && <p role="status">{result}</p>}</div>
               <ErrorText error={a.error} />
-              {r.state === 'pending' && (
+              {mayDownload && (
+                <div className="actions">
+                  <Busy busy={a.busy} onClick={() => void doDownload()}>
+                    Reset and download the passwords
+                  </Busy>
+                  <span className="hint">Once only: each password is generated as the file is written, and kept nowhere.</span>
+                </div>
+              )}
+              {r.state === 'pending' && !r.download && (
                 <div className="actions">
                   {!mine && (
                     <>

@@ -34,6 +34,8 @@ export interface Request {
   executing?: boolean;
   /** bulk and leaver requests: the job's progress once it runs */
   job?: JobProgress;
+  /** a bulk password reset, approved: the approver's one download runs it */
+  download?: { by: { username: string }; until: string; takenAt?: string };
 }
 export interface ApproveAnswer {
   request: Request;
@@ -50,6 +52,7 @@ export const approve = (id: string) => post<ApproveAnswer>(`/api/approvals/${enc
 export function approvedText(out: ApproveAnswer): string {
   const title = requestTitle(out.request);
   if (out.result) return `${title}: executed (${out.result.outcome}${out.result.code ? `, ${out.result.code}` : ''}).`;
+  if (out.request.download) return `${title}: approved. Download the passwords now: the download runs the reset, once.`;
   if (out.job) return out.job.state === 'done' ? `${title}: executed (${out.request.outcome ?? 'done'}).` : `${title}: job running, ${progressText(out.job)}. It goes on by itself.`;
   return `${title}: approved (${out.request.approvals.length}/${out.request.approvalsNeeded}), waiting for another approver.`;
 }
