@@ -176,7 +176,7 @@ describe('bulk requests: refusals (code, audit row, nothing changed)', () => {
     expect([r.status, r.body.code, r.body.max]).toEqual([400, 'too_many_targets', 200]);
     r = await bulk(helpdesk, [guids[sam(1)], guids[sam(1)]]);
     expect([r.status, r.body.code]).toEqual([400, 'duplicate_target']);
-    r = await bulk(helpdesk, [guids[sam(1)]], { action: 'users.password.reset' });
+    r = await bulk(helpdesk, [guids[sam(1)]], { action: 'groups.members.write' });
     expect([r.status, r.body.code]).toEqual([400, 'action_not_available']);
     expect(rowsOf(await auditSince(mark), 'request.created').map((x) => [x.outcome, x.reason])).toEqual([
       ['denied', 'too_many_targets'],
