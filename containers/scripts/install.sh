@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
 # Install (or upgrade, when re-run with a newer --version) a self-hosted console: an instance
-# directory with its environment file, configuration and secrets, and three containers (store,
-# password service, console). docs/containers.md is the runbook.
+# directory with its environment file, configuration, secrets and stores, and two containers
+# (password service, console), each with its own SQLite file. docs/containers.md is the runbook.
 #
 #   install.sh --instance DIR --version TAG [--repository REPO] [--name NAME] [--port PORT]
 #              [--domain DOMAIN] [--laps-upn UPN --laps-password-file FILE]
 #              [--reset-upn UPN --reset-password-file FILE] [--read-upn UPN] [--write-upn UPN]
-#              [--public-url URL] [--network bridge|host] [--bind ADDRESS]
+#              [--public-url URL] [--network bridge|host] [--bind ADDRESS] [--add-host NAME:ADDRESS]...
 #
 # Secret values are only ever read from files (never a command line). Everything not given on a
-# re-run is kept from the previous run.
+# re-run is kept from the previous run. --add-host: a name the containers resolve (a lab's DCs).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 INSTANCE=""
 declare -A OPT=()
+ADD_HOSTS=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --instance) INSTANCE="$2"; shift 2 ;;
+    --instance) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; INSTANCE="$2"; shift 2 ;;
+    --add-host) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; ADD_HOSTS+=("$2"); shift 2 ;;
     --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--read-upn|--write-upn|--public-url|--network|--bind)
       [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }
       OPT[${1#--}]="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -31,10 +33,6 @@ INSTANCE="$(cd "$INSTANCE" && pwd)"
 . "$HERE/common.sh"
 
 lower() { tr '[:upper:]' '[:lower:]' <<<"$1"; }
-# an image tag or repository that a shell could read as something else is refused
-valid_tag() { [[ "$1" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] && [ "$1" != latest ]; }
-valid_repo() { [[ "$1" =~ ^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?$ ]] && [[ "$1" != *:*/*:* ]]; }
-
 previous() { env_value "$INSTANCE/hdc.env" "$1"; } # the value kept from the last run
 
 NAME_V="${OPT[name]:-$(previous HDC_NAME)}"; NAME_V="${NAME_V:-hdc}"
@@ -52,7 +50,11 @@ for k in domain laps-upn reset-upn read-upn write-upn public-url bind; do
   v="${OPT[$k]:-}"
   [[ "$v" =~ ^[A-Za-z0-9@._:/+-]*$ ]] || die "--$k: unexpected characters" 2
 done
+for h in "${ADD_HOSTS[@]}"; do
+  [[ "$h" =~ ^[A-Za-z0-9][A-Za-z0-9.-]*:[0-9a-fA-F.:]+$ ]] || die "--add-host $h: NAME:ADDRESS" 2
+done
 [ "$NET_V" = bridge ] || [ "$NET_V" = host ] || die "--network: bridge or host" 2
+HOSTS_V="$(IFS=,; echo "${ADD_HOSTS[*]}")"; HOSTS_V="${HOSTS_V:-$(previous HDC_ADD_HOSTS)}"
 
 LAPS_UPN="${OPT[laps-upn]:-$(previous HDC_LAPS_UPN)}"
 RESET_UPN="${OPT[reset-upn]:-$(previous HDC_RESET_UPN)}"
@@ -64,18 +66,32 @@ if [ -n "$LAPS_UPN" ]; then
     [ -n "$other" ] && [ "$(lower "$other")" = "$(lower "$LAPS_UPN")" ] && die "the LAPS account $LAPS_UPN must not be the read, write or reset account" 2
   done
 fi
+for f in laps-password-file reset-password-file; do
+  [ -z "${OPT[$f]:-}" ] || [ -f "${OPT[$f]}" ] || die "--$f ${OPT[$f]}: no such file" 2
+done
 
-UPGRADE=""
+# an instance that exists keeps its image until upgrade.sh pins the new one (a copy first); one
+# installed before the embedded store keeps its store mark until upgrade.sh has moved its data
 OLD_TAG="$(previous HDC_IMAGE_TAG)"
-[ -n "$OLD_TAG" ] && [ "$OLD_TAG" != "$TAG_V" ] && UPGRADE="$OLD_TAG"
+OLD_REPO="$(previous HDC_IMAGE_REPOSITORY)"
+UPGRADE=""
+[ -n "$OLD_TAG" ] && { [ "$OLD_TAG" != "$TAG_V" ] || [ "$OLD_REPO" != "$REPO_V" ]; } && UPGRADE=1
+STORE_V="sqlite"
+[ -f "$INSTANCE/hdc.env" ] && [ -z "$(previous HDC_STORE)" ] && STORE_V=""
+[ -z "$STORE_V" ] && [ -z "$UPGRADE" ] && die "this instance still keeps its data in DynamoDB Local: install a version with the embedded store (--version), which moves it" 2
+PIN_REPO="$REPO_V"; PIN_TAG="$TAG_V"
+if [ -n "$UPGRADE" ]; then
+  PIN_REPO="$OLD_REPO"; PIN_TAG="$OLD_TAG"
+  # the files of the running version (its scripts included), before this run rewrites them
+  HDC_BEFORE_UPGRADE="$(keep_aside before-upgrade)"
+  export HDC_BEFORE_UPGRADE
+fi
 
-mkdir -p "$INSTANCE"/{config,secrets/console,secrets/password-service,data/db,backups,archives,run}
-chmod 700 "$INSTANCE"/secrets "$INSTANCE"/archives
 cat > "$INSTANCE/hdc.env.new" <<ENV
 # hdc instance (written by install.sh; re-run it to change a value)
 HDC_NAME=$NAME_V
-HDC_IMAGE_REPOSITORY=$REPO_V
-HDC_IMAGE_TAG=$TAG_V
+HDC_IMAGE_REPOSITORY=$PIN_REPO
+HDC_IMAGE_TAG=$PIN_TAG
 HDC_PORT=$PORT_V
 HDC_NETWORK=$NET_V
 HDC_BIND=${OPT[bind]:-$(previous HDC_BIND)}
@@ -85,9 +101,12 @@ HDC_LAPS_UPN=$LAPS_UPN
 HDC_RESET_UPN=$RESET_UPN
 HDC_READ_UPN=$READ_UPN
 HDC_WRITE_UPN=$WRITE_UPN
+HDC_ADD_HOSTS=$HOSTS_V
 ENV
+[ -n "$STORE_V" ] && echo "HDC_STORE=$STORE_V" >> "$INSTANCE/hdc.env.new"
 chmod 600 "$INSTANCE/hdc.env.new"
 mv "$INSTANCE/hdc.env.new" "$INSTANCE/hdc.env"
+ensure_folders
 [ -f "$INSTANCE/config/appsettings.json" ] || echo '{ "Database": { "AutoMigrate": true } }' > "$INSTANCE/config/appsettings.json"
 chmod 755 "$INSTANCE/config"; chmod 644 "$INSTANCE/config/appsettings.json"
 
@@ -98,7 +117,6 @@ key_file() { # <file> <uid>
   chown "$2:$2" "$1"; chmod 600 "$1"
 }
 secret_from() { # <source file> <dest> <uid>
-  [ -f "$1" ] || die "$1: no such file" 2
   # one line, no trailing newline: the password itself
   head -n1 "$1" | tr -d '\r\n' > "$2"
   [ -s "$2" ] || die "$1 is empty" 2
@@ -111,28 +129,20 @@ cp "$INSTANCE/secrets/console/link.key" "$INSTANCE/secrets/password-service/link
 chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service/link.key"; chmod 600 "$INSTANCE/secrets/password-service/link.key"
 [ -n "${OPT[laps-password-file]:-}" ] && secret_from "${OPT[laps-password-file]}" "$INSTANCE/secrets/password-service/laps.password" "$SERVICE_UID"
 [ -n "${OPT[reset-password-file]:-}" ] && secret_from "${OPT[reset-password-file]}" "$INSTANCE/secrets/password-service/reset.password" "$SERVICE_UID"
-chown "$CONSOLE_UID:$CONSOLE_UID" "$INSTANCE/secrets/console" "$INSTANCE/backups" "$INSTANCE/data/db"
-chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service"
-chmod 700 "$INSTANCE/secrets/console" "$INSTANCE/secrets/password-service" "$INSTANCE/backups"
 
 # the instance's own copies of the scripts (upgrade.sh is what the fleet's upgrade packs call)
-for s in common.sh install.sh upgrade.sh backup.sh restore.sh; do cp "$HERE/$s" "$INSTANCE/$s"; chmod 700 "$INSTANCE/$s"; done
+install_scripts "$HERE" "${CONSOLE_SCRIPTS[@]}"
 
 load_env
 podman_conf
-for i in hdc-console hdc-password-service hdc-dynamodb; do
+if [ -n "$UPGRADE" ]; then
+  # a newer version: upgrade.sh takes the copy first, pins the image, moves the data when needed
+  exec "$INSTANCE/upgrade.sh" "$REPO_V:$TAG_V"
+fi
+for i in hdc-console hdc-password-service; do
   podman image exists "$(image "$i")" || die "image $(image "$i") not found (build: npm run images -- $TAG; or pull it)"
 done
-if [ -n "$UPGRADE" ] && podman container exists "$NAME-console"; then
-  say "upgrade from $UPGRADE to $TAG: backup first"
-  path="$(podman exec "$NAME-console" /usr/local/bin/node /app/main.js admin backup)" || die "backup failed: nothing changed"
-  say "database copy: $path"
-fi
 remove_containers console password-service
 start_all
-if ! wait_healthy 120; then
-  echo "error: the console did not become healthy" >&2
-  [ -n "$UPGRADE" ] && echo "rollback: $INSTANCE/upgrade.sh '$REPOSITORY:$UPGRADE'" >&2
-  exit 1
-fi
+wait_healthy 120 || die "the console did not become healthy (podman logs $NAME-console)"
 say "installed $NAME ($(image hdc-console)) in $INSTANCE"

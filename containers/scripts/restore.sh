@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # restore.sh <archive>            restore an archive written by backup.sh (with its companion <archive>.database)
-# restore.sh --database <file>    restore only a database copy under backups/ (a rollback after an upgrade)
-# First checks that the companion file names exactly one database file under backups/ that the
-# archive holds; otherwise exits 2 before stopping anything. Then keeps the current state aside
-# (archives/before-restore-<time>.tar.gz), stops the console, restores, starts and waits until healthy.
+# restore.sh --database <file>    restore only the console's database copy under backups/ (a rollback after an upgrade)
+# First checks, before stopping anything (exit 2 otherwise): the companion names exactly one
+# database file under backups/ that the archive holds, and the archive holds no other; the
+# password service's copy (service-backups/, exactly one) beside it; each file a copy of its own
+# store, as its image reads it (SQLite's integrity check, the product's table, its own items).
+# Then keeps the current state aside (archives/before-restore-<time>.tar.gz), stops the console
+# and its password service, restores, starts them and waits until healthy.
 set -euo pipefail
 INSTANCE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=common.sh
@@ -11,27 +14,41 @@ INSTANCE="$(cd "$(dirname "$0")" && pwd)"
 [ $# -ge 1 ] || die "usage: restore.sh <archive> | restore.sh --database <file>" 2
 load_env
 podman_conf
+[ "$STORE" = sqlite ] || die "this instance keeps its data in DynamoDB Local: upgrade it first (upgrade.sh)" 2
 
 ONLY_DB=""
+SDB=""
+mkdir -p "$INSTANCE/run"
+CHECK="$(mktemp -d "$INSTANCE/run/restore-check.XXXXXX")"
+trap 'rm -rf "$CHECK"' EXIT
 if [ "$1" = --database ]; then
   [ $# -eq 2 ] || die "usage: restore.sh --database <file>" 2
   ONLY_DB="backups/$(basename "$2")"
+  [[ "$ONLY_DB" =~ ^backups/$COPY_NAME$ ]] || die "$ONLY_DB: not a database copy name" 2
   [ -f "$INSTANCE/$ONLY_DB" ] || die "$ONLY_DB: no such database copy" 2
   DB="$ONLY_DB"
+  check_copy console "$INSTANCE/$DB"
 else
   ARCHIVE="$1"
-  [ -f "$ARCHIVE" ] || die "$ARCHIVE: no such archive" 2
-  [ -f "$ARCHIVE.database" ] || die "$ARCHIVE.database: the companion file is missing" 2
-  mapfile -t NAMED < <(grep -v '^[[:space:]]*$' "$ARCHIVE.database" || true)
-  [ "${#NAMED[@]}" -eq 1 ] || die "the companion file must name exactly one database file (it names ${#NAMED[@]}): nothing stopped" 2
-  DB="${NAMED[0]}"
-  [[ "$DB" =~ ^backups/[A-Za-z0-9_.-]+\.jsonl$ ]] || die "the companion file names '$DB', not a database file under backups/: nothing stopped" 2
-  LISTING="$(tar -tzf "$ARCHIVE" 2>/dev/null)" || die "$ARCHIVE is not a readable archive: nothing stopped" 2
-  grep -qx -- "$DB" <<<"$LISTING" || die "the archive does not hold $DB: nothing stopped" 2
-  [ "$(grep -c '^backups/.*\.jsonl$' <<<"$LISTING")" -eq 1 ] || die "the archive holds more than one database file: nothing stopped" 2
+  archive_database "$ARCHIVE"
+  mapfile -t SERVICE_COPIES < <(grep -E "^service-backups/$COPY_NAME$" <<<"$ARCHIVE_LISTING" || true)
+  if [[ "$DB" == *.jsonl ]]; then
+    # a copy of the table shared with the password service (before the embedded store): both stores' items
+    [ "${#SERVICE_COPIES[@]}" -eq 0 ] || die "the archive holds a password service copy beside a shared-table copy: nothing stopped" 2
+  else
+    [ "${#SERVICE_COPIES[@]}" -eq 1 ] || die "the archive must hold exactly one password service copy under service-backups/ (it holds ${#SERVICE_COPIES[@]}): nothing stopped" 2
+    SDB="${SERVICE_COPIES[0]}"
+  fi
+  # (an assignment, so that a failed extraction stops here with its exit 2)
+  checked="$(archive_file "$ARCHIVE" "$DB" "$CHECK")"
+  check_copy console "$checked"
+  if [ -n "$SDB" ]; then
+    checked="$(archive_file "$ARCHIVE" "$SDB" "$CHECK")"
+    check_copy password-service "$checked"
+  fi
 fi
 
-# 1. the current state, kept aside
+# 1. the current state, kept aside (with its companion: restorable like any archive)
 STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 ASIDE="$INSTANCE/archives/before-restore-$STAMP.tar.gz"
 CURRENT=()
@@ -39,31 +56,39 @@ if podman container exists "$NAME-console"; then
   NOW="$(podman exec "$NAME-console" /usr/local/bin/node /app/main.js admin backup)" || die "could not copy the current database: nothing stopped"
   CURRENT=("backups/$(basename "$NOW")")
 fi
+if [ ${#CURRENT[@]} -eq 1 ] && podman container exists "$NAME-password-service"; then
+  SNOW="$(podman exec "$NAME-password-service" /usr/local/bin/node /app/main.js backup)" || die "could not copy the password service's store: nothing stopped"
+  CURRENT+=("service-backups/$(basename "$SNOW")")
+fi
 tar -C "$INSTANCE" -czf "$ASIDE" hdc.env config secrets "${CURRENT[@]}"
 chmod 600 "$ASIDE"
-[ ${#CURRENT[@]} -eq 1 ] && printf '%s\n' "${CURRENT[0]}" > "$ASIDE.database" && chmod 600 "$ASIDE.database"
+[ ${#CURRENT[@]} -ge 1 ] && printf '%s\n' "${CURRENT[0]}" > "$ASIDE.database" && chmod 600 "$ASIDE.database"
 say "current state kept aside: $ASIDE"
 
-# 2. stop the console and its password service (the store keeps running for the restore)
+# 2. stop the console and its password service
 remove_containers console password-service
 say "console stopped"
 
-# 3. restore
+# 3. restore: the files, then each store made exactly its copy
 if [ -z "$ONLY_DB" ]; then
-  tar -C "$INSTANCE" --same-owner -xzf "$ARCHIVE" hdc.env config secrets "$DB"
+  tar -C "$INSTANCE" --same-owner -xzf "$ARCHIVE" hdc.env config secrets "$DB" ${SDB:+"$SDB"}
+  # an archive from before the embedded store: its environment file says nothing of the store
+  set_env_value "$INSTANCE/hdc.env" HDC_STORE sqlite
   load_env
   podman_conf
 fi
-start_db
-# the store may still be starting: the restore is retried (it replaces the whole table each time)
-restored=""
-for _ in $(seq 1 30); do
-  if admin restore-database "/backups/$(basename "$DB")" --confirm; then restored=1; break; fi
-  sleep 2
-done
-[ -n "$restored" ] || die "the database was not restored; the previous state is in $ASIDE"
+ensure_folders
+ensure_networks || die "the networks could not be created; the previous state is in $ASIDE"
+if [[ "$DB" == *.jsonl ]] && [ -z "$ONLY_DB" ]; then
+  load_shared_copy "$(basename "$DB")" || die "the database was not restored; the previous state is in $ASIDE"
+else
+  admin restore-database "/backups/$(basename "$DB")" --confirm || die "the console's database was not restored; the previous state is in $ASIDE"
+  if [ -n "$SDB" ]; then
+    service_store_command restore "/backups/$(basename "$SDB")" --confirm || die "the password service's store was not restored; the previous state is in $ASIDE"
+  fi
+fi
 
 # 4. start and wait until healthy
-start_all
+start_all || die "the containers did not start; the previous state is in $ASIDE"
 wait_healthy 120 || die "the console did not become healthy after the restore; the previous state is in $ASIDE"
 say "restored from ${ARCHIVE:-$DB}"

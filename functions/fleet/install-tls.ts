@@ -47,4 +47,5 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (require.main === module) void main(process.argv.slice(2)).then((code) => process.exit(code));
+// run as a script (tsx); bundled into the fleet image, `main` is called by its `install-tls` command
+if (require.main === module && /install-tls\.[cm]?[jt]s$/.test(process.argv[1] ?? '')) void main(process.argv.slice(2)).then((code) => process.exit(code));

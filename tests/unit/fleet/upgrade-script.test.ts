@@ -20,10 +20,19 @@ printf '%s\\t' "$@" >>"$FAKE_LOG"; printf '| %s\\n' "$(grep '^HDC_IMAGE_TAG=' hd
 case "$1 $2" in
   "image exists") [ "\${FAKE_IMAGES:-present}" = present ] ;;
   "container exists"|"network exists") exit 0 ;;
+  "network inspect") echo 10.89.7.0/24 ;;
   pull*) echo "Error: initializing source docker://$3: manifest unknown" >&2; exit 125 ;;
-  exec*) echo /backups/hdc-backup-20261125T100000Z.jsonl ;;
+  exec*) echo "/backups/hdc-backup-20261125T100000Z.\${FAKE_COPY:-sqlite}" ;;
   rm*) exit 0 ;;
-  run*) if [ "\${FAKE_RUN:-ok}" = fail ] && [[ "$*" == *hdc-console* ]]; then echo "Error: runc: exit status 1" >&2; exit 126; fi; echo 0123abcd ;;
+  run*) if [ "\${FAKE_RUN:-ok}" = fail ] && [[ "$*" == *hdc-console* ]]; then echo "Error: runc: exit status 1" >&2; exit 126; fi
+    if [[ "$*" == *split-copy* ]]; then
+      # the console's image cuts the shared copy in two, beside it in the mounted backups/
+      [ "\${FAKE_SPLIT:-ok}" = ok ] || { echo "error: not a copy of the table" >&2; exit 1; }
+      for a in "$@"; do case "$a" in *:/backups:Z) backups="\${a%%:/backups:Z}" ;; esac; done
+      base="\$(basename "\${@: -1}" .jsonl)"
+      touch "$backups/$base.console.jsonl" "$backups/$base.password-service.jsonl"
+    fi
+    echo 0123abcd ;;
 esac
 `;
 const FAKE_CURL = `#!/usr/bin/env bash
@@ -37,10 +46,16 @@ fs.writeFileSync(path.join(bin, 'curl'), FAKE_CURL, { mode: 0o755 });
 
 let n = 0;
 /** An instance directory as install.sh leaves it (its own copies of the scripts, optional). */
-function instance(opts: { withUpgradeScript?: boolean } = {}) {
+/** `dynamodb`: one installed before the embedded store (no HDC_STORE; DynamoDB Local's files in data/db). */
+function instance(opts: { withUpgradeScript?: boolean; store?: 'sqlite' | 'dynamodb' } = {}) {
   const dir = path.join(tmp, `srv-${++n}`);
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'hdc.env'), 'HDC_NAME=acme\nHDC_IMAGE_REPOSITORY=registry.msp.example/hdc\nHDC_IMAGE_TAG=1.3.0\nHDC_PORT=8443\nHDC_NETWORK=bridge\nHDC_DOMAIN=ad.acme.example\n', { mode: 0o600 });
+  const store = opts.store === 'dynamodb' ? '' : 'HDC_STORE=sqlite\n';
+  fs.writeFileSync(path.join(dir, 'hdc.env'), `HDC_NAME=acme\nHDC_IMAGE_REPOSITORY=registry.msp.example/hdc\nHDC_IMAGE_TAG=1.3.0\n${store}HDC_PORT=8443\nHDC_NETWORK=bridge\nHDC_DOMAIN=ad.acme.example\n`, { mode: 0o600 });
+  if (opts.store === 'dynamodb') {
+    fs.mkdirSync(path.join(dir, 'data/db'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'data/db/shared-local-instance.db'), 'the old store');
+  }
   fs.copyFileSync(path.join(ROOT, 'containers/scripts/common.sh'), path.join(dir, 'common.sh'));
   if (opts.withUpgradeScript !== false) fs.writeFileSync(path.join(dir, 'upgrade.sh'), UPGRADE_SCRIPT, { mode: 0o700 });
   return dir;
@@ -99,7 +114,8 @@ describe('the wrapper against a stand-in instance directory', () => {
     expect(r.stdout).toContain(`upgraded to ${IMAGE}`);
     const steps = r.calls.map(verb);
     const at = (v: string) => steps.indexOf(v);
-    expect(steps.filter((s) => s === 'image exists')).toHaveLength(3); // console, password service, store images of the new tag
+    expect(steps.filter((s) => s === 'image exists')).toHaveLength(2); // console and password service images of the new tag: no store image
+    expect(r.calls.join('\n')).not.toContain('hdc-dynamodb');
     expect(r.calls.find((c) => c.startsWith('image\texists'))).toContain('registry.msp.example/hdc/hdc-console:1.4.0');
     expect(at('exec acme-console')).toBeGreaterThan(-1); // the database copy
     expect(r.calls[at('exec acme-console')]).toContain('admin\tbackup');
@@ -110,7 +126,8 @@ describe('the wrapper against a stand-in instance directory', () => {
     expect(runs.some((c) => c.includes('registry.msp.example/hdc/hdc-console:1.4.0'))).toBe(true);
     expect(runs.some((c) => c.includes('registry.msp.example/hdc/hdc-password-service:1.4.0'))).toBe(true);
     expect(r.calls.at(-1)).toMatch(/^curl\t.*http:\/\/127\.0\.0\.1:8443\/health\/ready/);
-    expect(envOf(dir)).toBe('HDC_NAME=acme\nHDC_IMAGE_REPOSITORY=registry.msp.example/hdc\nHDC_IMAGE_TAG=1.4.0\nHDC_PORT=8443\nHDC_NETWORK=bridge\nHDC_DOMAIN=ad.acme.example\n');
+    expect(envOf(dir)).toBe('HDC_NAME=acme\nHDC_IMAGE_REPOSITORY=registry.msp.example/hdc\nHDC_IMAGE_TAG=1.4.0\nHDC_STORE=sqlite\nHDC_PORT=8443\nHDC_NETWORK=bridge\nHDC_DOMAIN=ad.acme.example\n');
+    expect(r.calls.join('\n')).not.toContain('split-copy'); // already on the embedded store: nothing moved
   });
 
   it("installs the pack's upgrade.sh into an instance that has none", () => {
@@ -140,11 +157,44 @@ describe('the wrapper against a stand-in instance directory', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`UPGRADE FAILED: the console did not become healthy on ${IMAGE}`);
     expect(r.stderr).toContain(`cd ${dir} && ./upgrade.sh 'registry.msp.example/hdc:1.3.0'`);
-    expect(r.stderr).toContain(`./restore.sh --database '/backups/hdc-backup-20261125T100000Z.jsonl'`);
+    expect(r.stderr).toContain(`./restore.sh --database '/backups/hdc-backup-20261125T100000Z.sqlite'`);
     // following the first instruction pins the previous image again
     const back = run(dir, './upgrade.sh', ['registry.msp.example/hdc:1.3.0'], { FAKE_HEALTH: 'ready' });
     expect(back.status).toBe(0);
     expect(envOf(dir)).toContain('HDC_IMAGE_TAG=1.3.0');
+  });
+
+  it('an instance on DynamoDB Local: its files kept aside first, its copy cut in two and loaded into each store, data/db only read', () => {
+    const dir = instance({ store: 'dynamodb' });
+    const r = run(unpacked, wrapper(), [dir], { FAKE_COPY: 'jsonl' });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    const steps = r.calls.map((c) => c.split('\t').slice(0, -1).join(' '));
+    const at = (re: RegExp) => steps.findIndex((s) => re.test(s));
+    expect(at(/^exec acme-console .*admin backup/)).toBeGreaterThan(-1);
+    expect(at(/split-copy \/backups\/hdc-backup-20261125T100000Z\.jsonl$/)).toBeGreaterThan(at(/^exec acme-console/));
+    expect(at(/admin restore-database \/backups\/hdc-backup-20261125T100000Z\.console\.jsonl --confirm$/)).toBeGreaterThan(at(/split-copy/));
+    expect(at(/hdc-password-service:1\.4\.0 restore \/backups\/hdc-backup-20261125T100000Z\.password-service\.jsonl --confirm$/)).toBeGreaterThan(at(/split-copy/));
+    expect(at(/^run -d --name acme-console/)).toBeGreaterThan(at(/admin restore-database/));
+    expect(at(/^rm -f -t 10 acme-db$/)).toBeGreaterThan(at(/^curl/)); // DynamoDB Local stopped once the new console is healthy
+    expect(fs.existsSync(path.join(dir, 'service-backups/hdc-backup-20261125T100000Z.password-service.jsonl'))).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'data/db/shared-local-instance.db'), 'utf8')).toBe('the old store');
+    expect(envOf(dir)).toContain('HDC_STORE=sqlite');
+    expect(r.stdout).toContain(`DynamoDB Local (acme-db) stopped; its data stays in ${dir}/data/db`);
+  });
+
+  it('an instance on DynamoDB Local whose move fails: the rollback is the files kept aside, DynamoDB Local left in place', () => {
+    const dir = instance({ store: 'dynamodb' });
+    const r = run(unpacked, wrapper(), [dir], { FAKE_COPY: 'jsonl', FAKE_SPLIT: 'fail' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`UPGRADE FAILED: the console did not become healthy on ${IMAGE}`);
+    const aside = /tar -xzf '([^']+)' && \.\/install\.sh --instance /.exec(r.stderr)?.[1] ?? '';
+    expect(aside).toMatch(new RegExp(`^${dir}/archives/before-upgrade-\\d{8}T\\d{6}Z\\.tar\\.gz$`));
+    expect(r.calls.some((c) => c.startsWith('rm\t-f\t-t\t10\tacme-db'))).toBe(false); // DynamoDB Local left as it was
+    // following the instruction brings back the previous version's environment (no HDC_STORE: DynamoDB Local)
+    execFileSync('tar', ['-xzf', aside], { cwd: dir });
+    expect(envOf(dir)).toContain('HDC_IMAGE_TAG=1.3.0');
+    expect(envOf(dir)).not.toContain('HDC_STORE');
+    expect(fs.readFileSync(path.join(dir, 'data/db/shared-local-instance.db'), 'utf8')).toBe('the old store');
   });
 
   it('refuses what is not an instance directory or not an image (exit 2, nothing run)', () => {
