@@ -45,7 +45,13 @@ function healthRuntime(): HealthRuntime {
   // the rest of this function, and the liveness probe never needs it
   let client: Promise<{ ping(): Promise<void> }> | undefined;
   const ready = async () => {
-    client ??= import('@lib/store').then((m) => m.createStore());
+    // a store that could not be opened (its volume not there yet) is opened again at the next probe
+    client ??= import('@lib/store')
+      .then((m) => m.createStore())
+      .catch((e) => {
+        client = undefined;
+        throw e;
+      });
     await (await client).ping();
   };
   return (singleton = { config, ready });

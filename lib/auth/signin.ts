@@ -100,7 +100,6 @@ export async function checkSignInPassword(dir: SignInDirectory, account: Princip
 export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignInContext): Promise<{ session: Session; operator: OperatorIdentity }> {
   const settings = await rt.settings();
   if (!settings) throw new ApiError(503, 'not_configured');
-  if (!rt.config.Authentication.ActiveDirectory.Enabled) throw forbidden('password_signin_disabled');
   const typed = input.username.trim();
   const audit = (outcome: string, reason: string, guid?: string, details?: Record<string, unknown>) =>
     rt.audit.append({
@@ -112,6 +111,12 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
       ...(details ? { details } : {}),
     });
 
+  // this host allows no directory password sign-in (Authentication:ActiveDirectory:Enabled=false):
+  // refused before the directory is asked anything, audited like every refused sign-in
+  if (!rt.config.Authentication.ActiveDirectory.Enabled) {
+    await audit('denied', 'password_signin_disabled');
+    throw forbidden('password_signin_disabled');
+  }
   // the access-platform only mode (read fresh: the recovery command holds at the next sign-in)
   if ((await readSignInPolicy(rt.store)).accessOnly) {
     await audit('denied', 'access_platform_only');

@@ -98,7 +98,13 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
 
   const key = await rt.masterKey();
   const previous = await readSettings(rt.store);
+  // a setup re-opened by `reset-setup --confirm` keeps the data: the settings the wizard does not
+  // ask for (UPN suffixes, access-platform mappings, step-up mode) and the Super administrators
+  // already designated; the one named now is added
+  const earlierSupers = previous?.settings.superAdministrators ?? [];
+  const newlyGranted = !earlierSupers.some((g) => g.toLowerCase() === superFacts.guid.toLowerCase());
   const settings: InstanceSettings = {
+    ...previous?.settings,
     domain: input.domain.toLowerCase(),
     baseDn,
     dcs: input.dcs,
@@ -109,7 +115,7 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
     managedOus,
     tierOus,
     protectedGroups,
-    superAdministrators: [superFacts.guid],
+    superAdministrators: newlyGranted ? [...earlierSupers, superFacts.guid] : earlierSupers,
     stepUpMode: previous?.settings.stepUpMode ?? 'authenticator',
     configuredAt: new Date().toISOString(),
   };
@@ -124,7 +130,7 @@ export async function completeSetup(rt: ConsoleRuntime, token: string | undefine
     correlationId,
     details: { domain: settings.domain, dcs: settings.dcs.map((d) => d.url), managedOus: managedOus.map((o) => o.dn), readAccount: settings.readAccount.user, writeAccount: settings.writeAccount.user, caFingerprint: sha256Hex(input.caPem).slice(0, 16) },
   });
-  await rt.audit.append({ event: 'super_administrator:granted', outcome: 'success', actor, correlationId, target: { id: superFacts.guid, name: superFacts.samAccountName } });
+  if (newlyGranted) await rt.audit.append({ event: 'super_administrator:granted', outcome: 'success', actor, correlationId, target: { id: superFacts.guid, name: superFacts.samAccountName } });
   return { dcs: checks, managedOus, superAdministrator: { guid: superFacts.guid, name: superFacts.samAccountName } };
 }
 
