@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import { Attribute, Change } from 'ldapts';
 import { DirectoryInvalidCredentials, DirectoryPool, type DcEndpoint } from '../../lib/directory';
 import { ApiError } from '../../lib/errors';
 import { dcSh, freezeDc as freezeFault, type FrozenDc } from '../../local/directory/dc-faults';
 import { consoleEnvironment, runAdminCommand } from '../../functions/admin/cli';
-import { account, nextCode, newClient, seedUser, signedIn, stack } from '../support/stack';
+import { storeDcHealth } from '../../lib/directory/shared-health';
+import { account, auditMark, auditSince, nextCode, newClient, scratchStore, seedUser, signedIn, stack, store } from '../support/stack';
 
 // Against the two real Samba DCs: DC1's process is stopped and started again by PID.
 const caPem = fs.readFileSync(stack.directory.caFile, 'utf8');
@@ -197,14 +199,14 @@ function freezeDc(name: string): FrozenDc {
   return tracked;
 }
 
-/** Until DC1 answers a bind again (it was frozen). */
-async function dc1Answers() {
-  const only = pool(Date.now, { connectTimeoutMs: 2000 }, [dcs[0]]);
+/** Until DC1 (or another) answers a bind again (it was frozen). */
+async function dc1Answers(dc = dcs[0]) {
+  const only = pool(Date.now, { connectTimeoutMs: 2000 }, [dc]);
   for (let i = 0; i < 30; i++) {
     if (await only.verifyCredentials(read).catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error('dc1 does not answer after SIGCONT');
+  throw new Error(`${dc.name} does not answer after SIGCONT`);
 }
 
 const CONNECT_MS = 2000;
@@ -348,4 +350,178 @@ describe('a frozen DC (SIGSTOP on every samba process of dc1) costs at most the 
     ]);
     expect(status!.body.health.status).toBe('degraded');
   }, 300_000);
+});
+
+// ---- issue 28: hedged reads, shared DC health, fast refusal, against the real DCs
+
+const HEDGE_MS = 200; // the hedge delay (floor = cap), well below the connect timeout
+const hedgedPool = (extra: Partial<ConstructorParameters<typeof DirectoryPool>[1]> = {}) => pool(Date.now, { connectTimeoutMs: CONNECT_MS, operationTimeoutMs: 10_000, hedgeFloorMs: HEDGE_MS, hedgeCapMs: HEDGE_MS, ...extra });
+const whoReads = (p: DirectoryPool) =>
+  p.run(read, 'read', async (client, dc) => {
+    const { searchEntries } = await client.search(stack.directory.baseDn, { scope: 'sub', filter: '(sAMAccountName=alice)', attributes: ['sAMAccountName'] });
+    return { dc: dc.name, user: searchEntries[0]?.sAMAccountName };
+  }, { reuse: true });
+
+describe(`hedged reads against the real DCs: dc1 frozen (SIGSTOP), hedge delay ${HEDGE_MS} ms, connect timeout ${CONNECT_MS} ms`, () => {
+  afterAll(async () => {
+    for (const f of [...frozen]) f.thaw();
+    await dc1Answers();
+  });
+
+  it(`the read sent to the frozen dc1 is sent to dc2 as well after ${HEDGE_MS} ms; dc2's answer wins, long before the connect timeout; the try left on dc1 fails it after the connect timeout`, async () => {
+    const p = hedgedPool();
+    expect(await whoReads(p)).toEqual({ dc: 'dc1', user: 'alice' }); // its kept connection is on dc1
+    const f = freezeDc('dc1');
+    try {
+      const t0 = Date.now();
+      const answer = await whoReads(p);
+      const ms = Date.now() - t0;
+      expect(answer).toEqual({ dc: 'dc2', user: 'alice' });
+      expect(ms).toBeGreaterThanOrEqual(HEDGE_MS - 10);
+      expect(ms).toBeLessThan(CONNECT_MS);
+      expect(p.dcState()[0].healthy).toBe(true); // not yet: dc1's try still waits
+      await waitUntil(() => p.dcState()[0].healthy === false, ONCE(CONNECT_MS));
+      const t1 = Date.now();
+      expect((await whoReads(p)).dc).toBe('dc2');
+      expect(Date.now() - t1).toBeLessThan(HEDGE_MS); // dc1 in cooldown: no hedge wait at all
+      console.log(`frozen dc1, hedged read: answered by dc2 after ${ms} ms (hedge delay ${HEDGE_MS} ms, connect timeout ${CONNECT_MS} ms)`);
+    } finally {
+      f.thaw();
+      p.stop();
+    }
+    await dc1Answers();
+  });
+
+  it(`a change is never hedged: sent to dc1 which freezes before answering, it waits out the connect timeout (not the ${HEDGE_MS} ms hedge delay), answers 502 directory_outcome_unknown, and dc2 never receives it`, async () => {
+    const p = hedgedPool();
+    const target = seedUser('bob');
+    const marker = `hedge-write-${Date.now()}`;
+    const write = { user: stack.directory.technicalAccounts.write.upn, password: stack.directory.technicalAccounts.write.password };
+    const used: string[] = [];
+    let f: FrozenDc | undefined;
+    try {
+      let t0 = Date.now();
+      const err = await p
+        .run(write, 'write', async (client, dc) => {
+          used.push(dc.name);
+          f = freezeDc('dc1');
+          t0 = Date.now();
+          await client.modify(target.dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: [marker] }) }));
+        })
+        .catch((e) => e);
+      const ms = Date.now() - t0;
+      expect(err).toMatchObject({ status: 502, code: 'directory_outcome_unknown' });
+      expect(ms).toBeGreaterThanOrEqual(CONNECT_MS - 100);
+      expect(used).toEqual(['dc1']);
+      const page = await pool(Date.now, {}, [dcs[1]]).search(read, target.dn, { scope: 'base', attributes: ['description'] });
+      expect(page.entries[0].description).not.toBe(marker);
+    } finally {
+      f?.thaw();
+      p.stop();
+    }
+    await dc1Answers();
+  });
+});
+
+describe('shared DC health: a second instance skips the frozen DC at once', () => {
+  afterAll(async () => {
+    for (const f of [...frozen]) f.thaw();
+    await dc1Answers();
+  });
+
+  it(`instance A finds dc1 frozen (its hedged read answered by dc2, dc1's try failing after the ${CONNECT_MS} ms connect timeout) and writes the finding; instance B, sharing the store and never having used dc1, reads from dc2 at once: no hedge wait, no connection to dc1`, async () => {
+    const shared = scratchStore('dc-health');
+    await shared.ensure();
+    const a = hedgedPool({ sharedHealth: storeDcHealth(shared, 'console') });
+    const b = hedgedPool({ sharedHealth: storeDcHealth(shared, 'console') });
+    expect((await whoReads(a)).dc).toBe('dc1');
+    const f = freezeDc('dc1');
+    try {
+      expect((await whoReads(a)).dc).toBe('dc2');
+      // first shared as `slow` (it lost the hedge), then as failed when its try times out
+      await waitUntil(() => a.dcState()[0].shared?.reason === 'no_answer', ONCE(CONNECT_MS));
+      const health = await storeDcHealth(shared, 'console').read(dcs);
+      expect(health.get(dcs[0].url)).toMatchObject({ name: 'dc1', reason: 'no_answer' });
+      const t0 = Date.now();
+      expect(await whoReads(b)).toEqual({ dc: 'dc2', user: 'alice' });
+      const ms = Date.now() - t0;
+      expect(ms).toBeLessThan(HEDGE_MS);
+      expect(b.dcState()[0]).toMatchObject({ name: 'dc1', healthy: false, connects: 0, shared: { reason: 'no_answer' } });
+      console.log(`shared health: instance B read from dc2 in ${ms} ms, dc1 never contacted`);
+    } finally {
+      f.thaw();
+    }
+    await dc1Answers();
+    // dc1 back: a probe that binds it clears the finding for everyone
+    await b.probeIdle(async () => read);
+    await waitUntil(() => b.dcState()[0].shared === undefined, 5000);
+    expect((await storeDcHealth(shared, 'console').read(dcs)).size).toBe(0);
+    const c = hedgedPool({ sharedHealth: storeDcHealth(shared, 'console') });
+    expect((await whoReads(c)).dc).toBe('dc1');
+    for (const x of [a, b, c]) x.stop();
+  });
+});
+
+describe('bounded concurrency through the console: a burst beyond a function\'s reserved concurrency, both DCs frozen', () => {
+  const BURST = 25; // consoleComputers' reserved concurrency is 10 (serverless.yml, custom.concurrency.directory)
+  const RESERVED = 10;
+  const START_BUDGET_MS = 2000; // Concurrency:StartBudget's default
+  afterAll(async () => {
+    for (const f of [...frozen]) f.thaw();
+    await dc1Answers();
+  });
+
+  it(`${BURST} parallel GET /api/computers/{id} while dc1 and dc2 are frozen: ${RESERVED} run (and end 503 directory_unavailable), the other ${BURST - RESERVED} are refused 503 overloaded with Retry-After within the ${START_BUDGET_MS} ms start budget, and audited in one service.overloaded row, not one per request`, async () => {
+    const helpdesk = await signedIn('op-helpdesk');
+    const computer = stack.computers.find((x) => x.name === 'WS-STD-01')!;
+    // the function's ${RESERVED} instances started before (their cold starts, a few refused past the
+    // start budget on this machine, are not what this test is about)
+    for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: RESERVED }, () => helpdesk.get(`/api/computers/${computer.guid}`)));
+    expect((await helpdesk.get(`/api/computers/${computer.guid}`)).status).toBe(200);
+    const mark = await auditMark();
+    const frozenBoth = [freezeDc('dc1'), freezeDc('dc2')];
+    let answers: Array<{ status: number; code?: string; retryAfter?: string; ms: number }>;
+    try {
+      const t0 = Date.now();
+      answers = await Promise.all(
+        Array.from({ length: BURST }, async () => {
+          const r = await helpdesk.get(`/api/computers/${computer.guid}`);
+          return { status: r.status, code: r.body?.code, retryAfter: r.headers['retry-after'] as string | undefined, ms: Date.now() - t0 };
+        }),
+      );
+    } finally {
+      for (const f of frozenBoth) f.thaw();
+    }
+    const refused = answers.filter((a) => a.code === 'overloaded');
+    const ran = answers.filter((a) => a.code !== 'overloaded');
+    console.log(`burst of ${BURST}: ${refused.length} refused overloaded (slowest after ${Math.max(...refused.map((a) => a.ms))} ms), ${ran.length} ran: ${JSON.stringify(ran.map((a) => [a.status, a.code, a.ms]))}`);
+    // exactly ${BURST - RESERVED} unless the gateway received one of the burst late (a loaded machine
+    // accepts some connections seconds late): its budget then starts later, and a turn freed by the
+    // first ones when their connect timeout ends may reach it within that budget
+    expect(refused.length).toBeGreaterThanOrEqual(BURST - RESERVED - 2);
+    expect(refused.length).toBeLessThanOrEqual(BURST - RESERVED);
+    // refused at the budget, not after a turn freed by the ones that ran (those wait out the 5 s
+    // connect timeout). The local gateway's timers run late on a machine busy with other work (3.6
+    // and 5.2 s were seen at a load average of 9 on 2 cores): the time is held only while the
+    // machine is not overcommitted, the codes and counts always.
+    const busy = os.loadavg()[0] > 2 * os.cpus().length;
+    for (const a of refused) {
+      expect(a.status).toBe(503);
+      expect(a.retryAfter).toBe(String(START_BUDGET_MS / 1000));
+      if (!busy) expect(a.ms).toBeLessThan(START_BUDGET_MS + 1500);
+    }
+    for (const a of ran) expect([a.status, a.code]).toEqual([503, 'directory_unavailable']);
+    // one row for the burst (the console's runtime in front of its functions writes it)
+    let rows: Awaited<ReturnType<typeof auditSince>> = [];
+    for (let i = 0; i < 30 && rows.length === 0; i++) {
+      rows = (await auditSince(mark)).filter((r) => r.event === 'service.overloaded');
+      if (!rows.length) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ outcome: 'denied', reason: 'in_flight:consoleComputers', details: { function: 'consoleComputers', route: 'GET /api/computers/{id}', retryAfterSeconds: START_BUDGET_MS / 1000 } });
+    await dc1Answers(dcs[0]);
+    await dc1Answers(dcs[1]);
+    // the findings of the frozen minutes are cleared for the tests after this one (a probe would, within its interval)
+    for (const dc of dcs) await storeDcHealth(store, 'console').clear(dc);
+  }, 120_000);
 });
