@@ -118,7 +118,9 @@ wait_fleet_healthy() { # [seconds]
 
 fleet_backup() { # prints backups/<copy>
   local copy
-  copy="$(podman exec "$NAME-fleet" /usr/local/bin/node /app/main.js backup)" || return 1
+  # by the running container; one that is not running (a version that did not start: an upgrade's
+  # rollback) leaves its file at rest, copied by a one-off container of the image set now
+  copy="$(podman exec "$NAME-fleet" /usr/local/bin/node /app/main.js backup 2>/dev/null)" || copy="$(fleet_store_command backup)" || return 1
   [ -f "$INSTANCE/backups/$(basename "$copy")" ] || return 1
   echo "backups/$(basename "$copy")"
 }

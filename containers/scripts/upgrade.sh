@@ -55,7 +55,10 @@ rollback() {
 }
 # 1. backup first (a consistent database copy; nothing changes when it fails)
 if podman container exists "$NAME-console"; then
-  COPY="$(podman exec "$NAME-console" /usr/local/bin/node /app/main.js admin backup)" || die "backup failed: nothing changed"
+  # by the running console; a console that is not running (a version that did not start: this is
+  # its rollback) leaves its file at rest, copied by a one-off container of the image pinned next
+  COPY="$(podman exec "$NAME-console" /usr/local/bin/node /app/main.js admin backup 2>/dev/null)" ||
+    { [ "$OLD_STORE" = sqlite ] && COPY="$(console_store_command admin backup)"; } || die "backup failed: nothing changed"
   say "database copy: $COPY"
 elif [ "$OLD_STORE" != sqlite ]; then
   die "the console $NAME-console is not running: its data cannot be copied out of DynamoDB Local: nothing changed"

@@ -22,9 +22,11 @@ case "$1 $2" in
   "container exists"|"network exists") exit 0 ;;
   "network inspect") echo 10.89.7.0/24 ;;
   pull*) echo "Error: initializing source docker://$3: manifest unknown" >&2; exit 125 ;;
-  exec*) echo "/backups/hdc-backup-20261125T100000Z.\${FAKE_COPY:-sqlite}" ;;
+  exec*) [ "\${FAKE_EXEC:-ok}" = ok ] || { echo "Error: OCI runtime error: runc: exec failed: cannot exec in a stopped container" >&2; exit 126; }
+    echo "/backups/hdc-backup-20261125T100000Z.\${FAKE_COPY:-sqlite}" ;;
   rm*) exit 0 ;;
   run*) if [ "\${FAKE_RUN:-ok}" = fail ] && [[ "$*" == *hdc-console* ]]; then echo "Error: runc: exit status 1" >&2; exit 126; fi
+    if [[ "$*" == *" admin backup" ]]; then echo "/backups/hdc-backup-20261125T110000Z.sqlite"; exit 0; fi
     if [[ "$*" == *split-copy* ]]; then
       # the console's image cuts the shared copy in two, beside it in the mounted backups/
       [ "\${FAKE_SPLIT:-ok}" = ok ] || { echo "error: not a copy of the table" >&2; exit 1; }
@@ -162,6 +164,28 @@ describe('the wrapper against a stand-in instance directory', () => {
     const back = run(dir, './upgrade.sh', ['registry.msp.example/hdc:1.3.0'], { FAKE_HEALTH: 'ready' });
     expect(back.status).toBe(0);
     expect(envOf(dir)).toContain('HDC_IMAGE_TAG=1.3.0');
+  });
+
+  it('a console that is not running (the rollback from a version that did not start): its file copied by a one-off container first', () => {
+    const dir = instance();
+    const r = run(dir, './upgrade.sh', ['registry.msp.example/hdc:1.3.1'], { FAKE_EXEC: 'fail' });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    const steps = r.calls.map((c) => c.split('\t').slice(0, -1).join(' '));
+    const copy = steps.findIndex((c) => /^run --rm --network none .*registry\.msp\.example\/hdc\/hdc-console:1\.3\.1 admin backup$/.test(c));
+    expect(copy).toBeGreaterThan(steps.findIndex((c) => c.startsWith('exec acme-console')));
+    expect(copy).toBeLessThan(steps.findIndex((c) => c.startsWith('rm -f')));
+    expect(r.stdout).toContain('database copy: /backups/hdc-backup-20261125T110000Z.sqlite');
+    expect(envOf(dir)).toContain('HDC_IMAGE_TAG=1.3.1');
+  });
+
+  it('an instance on DynamoDB Local whose console is not running: nothing changed (its data cannot be copied)', () => {
+    const dir = instance({ store: 'dynamodb' });
+    const r = run(dir, './upgrade.sh', ['registry.msp.example/hdc:1.4.0'], { FAKE_EXEC: 'fail', FAKE_COPY: 'jsonl' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('backup failed: nothing changed');
+    expect(envOf(dir)).toContain('HDC_IMAGE_TAG=1.3.0');
+    expect(envOf(dir)).not.toContain('HDC_STORE');
+    expect(r.calls.map(verb)).not.toContain('rm -f');
   });
 
   it('an instance on DynamoDB Local: its files kept aside first, its copy cut in two and loaded into each store, data/db only read', () => {
