@@ -138,13 +138,19 @@ export async function forwarder(listen: { host: string; port: number }, target: 
 }
 
 /**
- * From a one-off container of `image` on `network`, ask `host:port` for an HTTP answer: 'answered'
- * when an HTTP server answered, otherwise what happened ('ECONNREFUSED', 'ENETUNREACH', 'ETIMEDOUT',
- * 'no-http': a connection that gave no HTTP answer). A TCP connection alone proves nothing on every
- * machine: a sandbox's egress proxy may accept any connection sent out by the default route.
+ * What a probe of the password service's port asks (Lambda's invoke API, for a function that does
+ * not exist) and how its answer is read: 'answered' only when the password service's own gateway
+ * answered (`Function not found`); 'other-http' when something else answered over HTTP (a
+ * sandbox's egress proxy answers any address routed out, e.g. 404 from `server: keryx`); 'no-http'
+ * for a connection without an HTTP answer; otherwise the error ('ECONNREFUSED', 'ENETUNREACH',
+ * 'ETIMEDOUT'). Neither a TCP connection nor any HTTP answer proves the service was reached.
  */
+export const SERVICE_PROBE_REQUEST = 'GET /2015-03-31/functions/isolation-probe/invocations HTTP/1.0\r\n\r\n';
+export const probeVerdict = (answer: string) => (!/^HTTP\/1\.[01] \d{3}/.test(answer) ? 'no-http' : answer.includes('Function not found') ? 'answered' : 'other-http');
+
+/** From a one-off container of `image` on `network`, probe `host:port` (SERVICE_PROBE_REQUEST, probeVerdict). */
 export function httpProbe(image: string, network: string, host: string, port: number): string {
-  const script = `const s=require('net').connect({host:${JSON.stringify(host)},port:${port},timeout:3000},()=>s.write('GET / HTTP/1.0\\r\\n\\r\\n'));let b='';s.on('data',d=>b+=d);s.on('end',()=>{console.log(/^HTTP\\/1\\.[01] \\d{3}/.test(b)?'answered':'no-http');process.exit(0)});s.on('error',e=>{console.log(e.code);process.exit(0)});s.on('timeout',()=>{console.log(b?'no-http':'ETIMEDOUT');process.exit(0)})`;
+  const script = `const s=require('net').connect({host:${JSON.stringify(host)},port:${port},timeout:3000},()=>s.write(${JSON.stringify(SERVICE_PROBE_REQUEST)}));let b='';const v=${probeVerdict.toString()};s.on('data',d=>b+=d);s.on('end',()=>{console.log(v(b));process.exit(0)});s.on('error',e=>{console.log(e.code);process.exit(0)});s.on('timeout',()=>{console.log(b?v(b):'ETIMEDOUT');process.exit(0)})`;
   const r = podman('run', '--rm', '--network', network, '--entrypoint', '/usr/local/bin/node', image, '-e', script);
   return r.stdout.trim().split('\n').pop() ?? r.out;
 }
