@@ -3,7 +3,8 @@ import { conflict, forbidden, isApiError, type ApiError } from '../errors';
 import { putRecord } from '../store/records';
 import { csvOf } from '../users/exports';
 import { abandonJob, createJob, readJob, readSteps, runJob, type JobExecutor } from './jobs';
-import { auditActor, auditRequest, canSee, finishJob, getRequest, isBulkReset, jobSteps, me, PK, refuseUnseen, same, type ApprovalRequest, type ApprovalsContext } from './requests';
+import { finishJob, jobSteps } from './execution';
+import { auditActor, auditRequest, canSee, getRequest, isBulkReset, me, PK, refuseUnseen, same, type ApprovalRequest, type ApprovalsContext } from './record';
 
 // The bulk password reset (console spec, Approval request: "a bulk action (executed as the
 // approver's bulk job; generated passwords downloadable once by the approver)"; decision in

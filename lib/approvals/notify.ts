@@ -3,7 +3,7 @@ import type { NotificationEvent } from '../channels';
 import { logger } from '../log';
 import { deliverNotification, type NotificationKind } from '../notifications';
 import type { ConsoleRuntime } from '../runtime';
-import type { ApprovalRequest } from './requests';
+import type { ApprovalRequest } from './record';
 import { readApprovalSettings } from './settings';
 
 // What an approval notification says (console spec, Notifications), built here and handed to

@@ -11,13 +11,8 @@ import ts from 'typescript';
 const ROOT = path.resolve(__dirname, '../..');
 const DIRS = ['lib', 'functions'];
 
-const KNOWN_CYCLES: Array<{ why: string; modules: string[] }> = [
-  {
-    // requests → notify(); notify → the ApprovalRequest type (a type import)
-    why: 'approvals: the ApprovalRequest type sits in requests.ts, which calls notify.ts',
-    modules: ['lib/approvals/notify', 'lib/approvals/requests'],
-  },
-];
+// (the approvals cycle is gone: the ApprovalRequest type sits in lib/approvals/record.ts, which notify.ts reads)
+const KNOWN_CYCLES: Array<{ why: string; modules: string[] }> = [];
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { actionParamsSchema } from '../../actions/common';
 import { adminParamsSchema } from '../../approvals/admin-changes';
 import { PERMISSIONS } from '../../authz/permissions';
+import { errorCodes } from '../../http/answers';
+import { ACTIONS, AUTHZ_SAVE, DELEGATION_EDITOR, DIRECTORY_WRITE, ROLE_EDITOR } from './errors';
 
-// The console's answers about approval requests (lib/approvals/requests.ts, requestView).
+// The console's answers about approval requests (lib/approvals/record.ts, requestView), and the error codes of the approvals routes.
 
 const operatorRef = z.object({ guid: z.string(), username: z.string() }).meta({ id: 'OperatorRef' });
 const memberOutcome = z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.enum(['succeeded', 'failed', 'unchanged']), code: z.string().optional() });
@@ -86,3 +88,29 @@ export const passwordsFileHeaders = {
   'Content-Disposition': { description: 'attachment; filename="passwords-<request>.csv"', required: true },
   'X-Row-Count': { description: 'the number of targets (lines after the header)', required: true },
 };
+
+// ---- the error codes of the approvals routes (functions/console/approvals.ts), by status
+// what filing runs: the request's checks, and for a role or delegation change the editor's rules
+export const FILING_ERRORS = errorCodes(ROLE_EDITOR, DELEGATION_EDITOR, {
+  400: ['action_not_approvable', 'action_not_available', 'assignee_not_found', 'assignee_not_security_group', 'bulk_sources_differ', 'duplicate_target', 'invalid_id', 'invalid_parameters', 'ou_in_tier', 'ou_not_found', 'ou_not_managed', 'role_not_delegable', 'role_not_found', 'ticket_required', 'too_many_targets', 'unknown_permission', 'validation_failed'],
+  401: ['session_revoked'],
+  403: ['approval_required', 'bulk_target_refused', 'forbidden', 'own_account', 'reauth_required', 'role_read_only', 'strict_reauth_required'],
+  404: ['not_found'],
+  409: ['approval_not_required', 'not_configured', 'request_id_collision', 'role_name_taken', 'version_conflict'],
+  503: ['directory_unavailable'],
+});
+// an approval: the approver's own rules, then (the last one) the action or the admin change executed
+export const APPROVING_ERRORS = errorCodes(ACTIONS, DIRECTORY_WRITE, ROLE_EDITOR, DELEGATION_EDITOR, AUTHZ_SAVE, {
+  400: ['assignee_not_found', 'assignee_not_security_group', 'invalid_id', 'ou_in_tier', 'ou_not_found', 'ou_not_managed', 'role_not_delegable', 'role_not_found', 'too_many_changes', 'unknown_permission', 'validation_failed'],
+  401: ['session_revoked'],
+  // approver_not_allowed:<why>: not captured, not named, already approved, widens own rights, or the engine's reason
+  403: ['approver_not_allowed:*', 'reauth_required', 'requester_disabled', 'role_read_only', 'self_approval', 'strict_reauth_required'],
+  409: ['authz_changed_concurrently', 'not_configured', 'request_changed_concurrently', 'request_not_pending', 'role_name_taken', 'version_conflict'],
+  503: ['laps_unavailable'],
+});
+export const CLOSING_ERRORS = { 404: ['not_found'], 409: ['request_changed_concurrently', 'request_not_pending'] };
+export const REJECT_ERRORS = errorCodes(CLOSING_ERRORS, { 403: ['approver_not_allowed:not_captured', 'approver_not_allowed:not_named', 'self_approval'] });
+export const CANCEL_ERRORS = errorCodes(CLOSING_ERRORS, { 403: ['not_requester'] });
+export const RESUME_ERRORS = errorCodes(ACTIONS, { 403: ['not_executor', 'reauth_required', 'strict_reauth_required'], 409: ['job_not_running', 'job_running'], 503: ['laps_unavailable'] });
+// each target's reset is decided and run as the single one (its refusals are its line's code, never the answer's)
+export const PASSWORDS_ERRORS = errorCodes(ACTIONS, { 403: ['not_executor', 'reauth_required', 'strict_reauth_required'], 404: ['not_found'], 409: ['already_downloaded', 'download_expired', 'download_not_available'], 503: ['laps_unavailable'] });
