@@ -94,6 +94,8 @@ export async function getUser(ctx: DecisionContext, actor: Actor, guid: string, 
   if (!d.allowed) throw notFound();
   const actions: Record<string, ActionHint> = {};
   for (const a of [...APPROVABLE_ACTIONS.filter((x) => x.startsWith('users.')), 'users.move', 'users.rename', 'users.rename.login'] as const) actions[a] = hintOf(await decideOnUser(ctx, actor, a, guid, { audit: false, correlationId }));
+  // without the helpdesk (Helpdesk:Enabled=false) there is no password service to reset with
+  if (!ctx.rt.config.Helpdesk.Enabled) actions['users.password.reset'] = 'no';
   const view = userView(d.target, d.cls);
   return { ...view, dn: d.target.dn, cn: first(d.target.attributes.cn), signIn: await signInFacts(ctx.dir, d.target.dn, view.lockedOut), groups: userGroups(d.target.memberOf), actions };
 }

@@ -294,8 +294,15 @@ describe('Helpdesk:Enabled=false', () => {
       const r = await c.post(p, body);
       expect([p, r.status, r.body]).toEqual([p, 404, { code: 'not_found' }]);
     }
-    // the reads that need no password service still answer
-    expect((await c.get(`/api/computers/${ws}`)).status).toBe(200);
+    // the reads that need no password service still answer, and offer none of those actions
+    const detail = await c.get(`/api/computers/${ws}`);
+    expect([detail.status, detail.body.actions]).toEqual([200, { revealLaps: false, expireLaps: false }]);
+    const user = await c.get(`/api/users/${alice}`);
+    expect([user.status, user.body.actions['users.password.reset'], user.body.actions['users.unlock']]).toEqual([200, 'no', 'direct']);
+    // with the helpdesk on, the same operator is offered them
+    const on = await asOperator(runtimeWith({}), 'op-super');
+    expect((await on.get(`/api/computers/${ws}`)).body.actions).toEqual({ revealLaps: true, expireLaps: true });
+    expect((await on.get(`/api/users/${alice}`)).body.actions['users.password.reset']).toBe('direct');
     expect(standIn.calls).toEqual([]);
   });
 
