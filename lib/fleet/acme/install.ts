@@ -76,6 +76,9 @@ export async function installTls(opts: TlsInstallOptions, io: { prompt?: Prompt;
 
   const existing = currentCertificate(paths.cert, opts.name);
   if (!needsRenewal(existing, opts.renewBeforeDays)) {
+    // new keys (a file, typed) replace the kept copy only once they worked: with nothing to renew,
+    // one signed read of the zone proves them (a wrong token fails now, not at the next renewal)
+    if (source !== 'kept') await new DnsMainClient(credentials, { apiUrl: opts.dnsApiUrl, trust }).findZone(`_acme-challenge.${opts.name}`);
     keep();
     log(`certificate for ${opts.name} valid until ${existing!.validTo}: nothing to renew (renews ${opts.renewBeforeDays} days before)`);
     return { action: 'kept', name: opts.name, notAfter: new Date(existing!.validTo).toISOString(), serial: existing!.serialNumber, certFile: paths.cert, keyFile: paths.key, credentials: source };

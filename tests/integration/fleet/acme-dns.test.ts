@@ -180,3 +180,59 @@ describe('issue, trust, keep, renew', () => {
     expect(standin.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/record'))).toHaveLength(1);
   });
 });
+
+describe('replacing the token (issue 31): the kept copy deleted, the installer run again with new credentials', () => {
+  const OLD = { ...KEYS };
+  const NEW = { ak: 'AK-lab-rotated-91d2', as: 'AS-lab-SECRET-rotated-77aa01', ck: 'CK-lab-SECRET-rotated-5e5e5e' };
+  const kept = () => path.join(instance, 'secrets', 'acme-dns.env');
+  afterAll(() => Object.assign(KEYS, OLD));
+
+  it('the old token revoked at the provider: a renewal from the kept copy fails and keeps it as it was', async () => {
+    Object.assign(KEYS, NEW); // the stand-in now accepts the new keys only (it reads these per request)
+    fs.rmSync(path.join(instance, 'secrets', 'acme-account.key'), { force: true });
+    standin.requests.length = 0;
+    const r = await installer([...base(), '--renew-before-days', '3650']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/HTTP 401/);
+    expect(r.stderr).not.toContain(OLD.as);
+    expect(fs.readFileSync(kept(), 'utf8')).toContain(`DNSMAIN_AK=${OLD.ak}\n`);
+  });
+
+  it('without the kept copy and without a file or a terminal, the installer asks for --dns-credentials-file', async () => {
+    fs.rmSync(kept());
+    const r = await installer(base());
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/--dns-credentials-file/)]);
+    expect(fs.existsSync(kept())).toBe(false);
+  });
+
+  it('a new file with wrong keys, nothing to renew: the keys are checked now (one signed read refused), nothing kept', async () => {
+    standin.requests.length = 0;
+    const wrong = credentialsFile(`DNSMAIN_AK=${NEW.ak}\nDNSMAIN_AS=not-the-secret\nDNSMAIN_CK=${NEW.ck}\n`);
+    const r = await installer([...base(), '--dns-credentials-file', wrong]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/zone lookup for fleet\.msp\.test: HTTP 40[01]/); // the stand-in answers a bad signature 400
+    expect(r.stderr).not.toContain('not-the-secret');
+    expect(fs.existsSync(kept())).toBe(false);
+    expect(standin.requests.map((q) => `${q.method} ${q.status}`)).toEqual([expect.stringMatching(/^GET 40[01]$/)]); // one signed read, no record written
+  });
+
+  it('with the new credentials file: issued through DNS-01 with the new keys, kept (0600) in place of the old', async () => {
+    fs.rmSync(path.join(instance, 'secrets', 'acme-account.key'), { force: true });
+    standin.requests.length = 0;
+    const cred = credentialsFile(`DNSMAIN_AK=${NEW.ak}\nDNSMAIN_AS=${NEW.as}\nDNSMAIN_CK=${NEW.ck}\n`);
+    const r = await installer([...base(), '--renew-before-days', '3650', '--dns-credentials-file', cred]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ action: 'issued', credentials: 'file' });
+    expect(standin.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/record')).map((q) => q.status)).toEqual([200]);
+    const text = fs.readFileSync(kept(), 'utf8');
+    expect(mode(kept())).toBe(0o600);
+    expect(text).toContain(`DNSMAIN_AK=${NEW.ak}\nDNSMAIN_AS=${NEW.as}\nDNSMAIN_CK=${NEW.ck}\n`);
+    expect(text).not.toContain(OLD.as);
+    expect(r.stderr + r.stdout).not.toContain(NEW.as);
+    fs.rmSync(cred); // deleted after install, as the spec advises
+    // the next renewal reads the new kept copy
+    fs.rmSync(path.join(instance, 'secrets', 'acme-account.key'));
+    const again = await installer([...base(), '--renew-before-days', '3650']);
+    expect([again.code, JSON.parse(again.stdout).credentials]).toEqual([0, 'kept']);
+  });
+});
