@@ -50,7 +50,8 @@ test('sign-in with password and a real authenticator code; the bar names the ope
   await expect(page.getByTestId('operator').textContent()).resolves.toContain('op-helpdesk');
   const nav = page.getByRole('navigation', { name: 'Sections' });
   await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Computers', 'Users', 'Groups', 'Watch lists', 'Approvals']);
-  expect(page.url()).toMatch(/\/computers$/);
+  // the first page: the inbox when requests wait for this operator, else the first section (decided after sign-in)
+  await page.waitForURL(/\/computers$/, { timeout: 5_000 });
 });
 
 test('type-ahead search shows class and OU; never-manageable computers are not listed', async () => {
@@ -61,6 +62,12 @@ test('type-ahead search shows class and OU; never-manageable computers are not l
   expect(rows.some((r) => r.includes('WS-VIP-01') && r.includes('Protected'))).toBe(true);
   expect(rows.find((r) => r.startsWith('WS-STD-01'))).toContain('Managed / Workstations');
   expect(rows.join('\n')).not.toMatch(/WS-SENS|WS-ADMINCOUNT|WS-OTHER/);
+  // which LAPS manages each computer, and when its password expires (issue 29)
+  const cell = (name: string, column: string) => page.locator('tbody tr', { has: page.getByRole('link', { name, exact: true }) }).locator(`td[data-label="${column}"]`).innerText();
+  await expect(cell('WS-STD-01', 'LAPS')).resolves.toBe('Windows LAPS');
+  await expect(cell('WS-STD-02', 'LAPS')).resolves.toBe('Legacy LAPS');
+  await expect(cell('WS-STD-05', 'LAPS')).resolves.toBe('Windows LAPS'); // both schemas: Windows LAPS wins
+  await expect(cell('WS-STD-01', 'Password expires')).resolves.toMatch(/\d{4}/);
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'computers');
 });
@@ -96,10 +103,17 @@ test('reveal: ticket and confirmation first, then the step-up; the password show
   await dialog.getByText(/Copied/).waitFor();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
   await page.evaluate(() => navigator.clipboard.writeText('')); // the clipboard is the user's, not a store of the app
+  // read out over the phone: each character with its case and NATO word, symbols by name
+  await dialog.getByRole('button', { name: 'Read out' }).click();
+  const said = await dialog.getByTestId('readout').getByRole('listitem').allInnerTexts();
+  expect(said).toHaveLength([...secret].length);
+  expect(said.slice(0, 5)).toEqual(['capital L as in Lima', 'capital A as in Alfa', 'capital P as in Papa', 'capital S as in Sierra', 'hyphen']);
+  expect(said.filter((_, i) => secret[i] === '-')).toEqual([...secret].filter((ch) => ch === '-').map(() => 'hyphen'));
 
   await page.clock.fastForward('00:31');
   await dialog.getByText('The password was hidden after 30 seconds', { exact: false }).waitFor();
   expect(await page.content()).not.toContain(secret);
+  expect(await dialog.getByTestId('readout').count()).toBe(0); // the read-out went with it
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   // again, then closed before the 30 s: gone from the page at once
