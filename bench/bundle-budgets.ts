@@ -7,7 +7,7 @@ import YAML from 'yaml';
 const { buildOptions } = require('../esbuild.config.cjs');
 
 // The functions of the three services and their size budgets (issue 9): health <= 100 KB, the
-// password service <= 300 KB, any other function <= 600 KB. Used by bench/bundles.ts and by the
+// password service <= 300 KB, the console's OpenAPI document <= 700 KB, any other function <= 600 KB. Used by bench/bundles.ts and by the
 // unit test that keeps every bundle within its budget.
 export const ROOT = path.resolve(__dirname, '..');
 export const SERVICES = ['serverless.yml', 'serverless.password-service.yml', 'serverless.fleet.yml'];
@@ -28,6 +28,9 @@ export const allFunctions = () => SERVICES.flatMap(functionsOf);
 export function budgetOf(fn: Fn): number {
   if (/health/i.test(fn.name)) return 100 * 1024;
   if (fn.name === 'passwordService') return 300 * 1024;
+  // the API description is built from every route table of the console, so it bundles every route's
+  // schemas and handlers (docs/decisions.md, issue 31): it grows with each route, and serves no user
+  if (fn.name === 'consoleOpenapi') return 700 * 1024;
   return 600 * 1024;
 }
 
