@@ -65,6 +65,8 @@ export async function performAction(ctx: DecisionContext, actor: Actor, targetGu
   };
 
   if (params.action === 'users.password.reset') {
+    // a request filed before the helpdesk was turned off: no password service to call
+    if (!ctx.rt.config.Helpdesk.Enabled) return fail(new ApiError(503, 'reset_unavailable'), { helpdesk: 'disabled' });
     const res = await callPasswordService({
       op: 'users.password.reset',
       userGuid: d.target.guid,

@@ -36,6 +36,8 @@ export async function createRequest(c: ApprovalsContext, raw: unknown) {
   if (body.kind === 'bulk') return createBulkRequest(c, body, refuse);
   if (body.kind === 'action' && isAdminAction(body.action)) return createAdminRequest(c, body, body.action, refuse);
   if (!isApprovable(body.action)) throw await refuse(badRequest('action_not_approvable', knownAction(body.action) ? { action: body.action } : {}));
+  // without the helpdesk there is no password service: a reset could never be executed
+  if (body.action === 'users.password.reset' && !rt.config.Helpdesk.Enabled) throw await refuse(badRequest('action_not_available', { action: body.action }), {}, 'helpdesk_disabled');
   // the leaver flow is filed as the disable of the leaving user (its group removals are decided at execution)
   if (body.kind === 'leaver' && body.action !== LEAVER_ACTION) throw await refuse(badRequest('action_not_available', { kind: 'leaver', action: body.action }));
   // parameters are parsed per action: unknown keys (a typed password among them) are dropped
@@ -105,6 +107,7 @@ async function createBulkRequest(c: ApprovalsContext, body: CreateRequestBody, r
   const refuseBulk = (e: ApiError, reason = e.code) => refuse(e, { target: summary(targets.length) }, reason);
   if (!isApprovable(body.action)) throw await refuseBulk(badRequest('action_not_approvable', knownAction(body.action) ? { action: body.action } : {}));
   if (!(BULK_ACTIONS as readonly string[]).includes(body.action)) throw await refuseBulk(badRequest('action_not_available', { kind: 'bulk', action: body.action }));
+  if (body.action === 'users.password.reset' && !rt.config.Helpdesk.Enabled) throw await refuseBulk(badRequest('action_not_available', { kind: 'bulk', action: body.action }), 'helpdesk_disabled');
   const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
   if (!parsed.success) throw await refuseBulk(badRequest('invalid_parameters'));
   const parameters = parsed.data;

@@ -306,6 +306,23 @@ describe('Helpdesk:Enabled=false', () => {
     expect(standIn.calls).toEqual([]);
   });
 
+  it('a password reset cannot be filed for approval, single or bulk (400 action_not_available, audited helpdesk_disabled): it could never be executed', async () => {
+    const c = await asOperator(rt, 'op-super', { stepUp: true });
+    const alice = seedUser('alice').guid;
+    const bob = seedUser('bob').guid;
+    const mark = await auditMark();
+    const single = await c.post('/api/approvals', { kind: 'action', action: 'users.password.reset', target: alice, ticket: 'INC-HD-8', reason: 'helpdesk off' });
+    expect([single.status, single.body.code]).toEqual([400, 'action_not_available']);
+    const bulk = await c.post('/api/approvals', { kind: 'bulk', action: 'users.password.reset', targets: [alice, bob], ticket: 'INC-HD-9', reason: 'helpdesk off' });
+    expect([bulk.status, bulk.body.code]).toEqual([400, 'action_not_available']);
+    const rows = (await auditSince(mark)).filter((r) => r.event === 'request.created');
+    expect(rows.map((r) => [r.outcome, r.reason])).toEqual([
+      ['denied', 'helpdesk_disabled'],
+      ['denied', 'helpdesk_disabled'],
+    ]);
+    expect(standIn.calls).toEqual([]);
+  });
+
   it('moves, renames and groups still work, with no call to the password service', async () => {
     await removeSam('hd-user1');
     await removeSam('hd-group1');
