@@ -32,6 +32,9 @@ export function AdminList<T>({
   onChanged,
   addDisabled,
   buttons = 'secondary',
+  more,
+  below,
+  removeLabel = 'Remove',
 }: {
   caption: string;
   testId?: string;
@@ -56,6 +59,12 @@ export function AdminList<T>({
   onChanged: () => void;
   /** how the row's buttons are drawn: as buttons, or as links (the console's administration) */
   buttons?: 'secondary' | 'link';
+  /** more buttons of a row, before Edit (Send test, Disable) */
+  more?: (row: T) => ReactNode;
+  /** what a row shows under its buttons (the result of its last test) */
+  below?: (row: T) => ReactNode;
+  /** the removal's word ("Remove", "Delete") */
+  removeLabel?: string;
 }) {
   const [editing, setEditing] = useState<{ row?: T }>();
   const confirm = useConfirm();
@@ -67,36 +76,41 @@ export function AdminList<T>({
       onChanged();
     },
   };
-  const rowActions: Column<T> | false = (!!editor || !!remove) && {
+  const rowActions: Column<T> | false = (!!editor || !!remove || !!more) && {
     header: <span className="sr-only">Actions</span>,
     label: '',
     cell: (row) => (
-      <div className="actions tight">
-        {editor && (canEdit?.(row) ?? true) && (
-          <button type="button" className={buttons} onClick={() => setEditing({ row })}>
-            {editLabel ? (
-              editLabel(row)
-            ) : (
-              <>
-                Edit<span className="sr-only"> {name(row)}</span>
-              </>
-            )}
-          </button>
-        )}
-        {remove && (remove.can?.(row) ?? true) && (
-          <button
-            type="button"
-            className={buttons}
-            disabled={removal.busy}
-            onClick={async () => {
-              if (!(await confirm(remove.ask(row)))) return;
-              if ((await removal.run(() => remove.run(row).then(() => true))) !== undefined) onChanged();
-            }}
-          >
-            Remove<span className="sr-only"> {name(row)}</span>
-          </button>
-        )}
-      </div>
+      <>
+        <div className="actions tight">
+          {more?.(row)}
+          {editor && (canEdit?.(row) ?? true) && (
+            <button type="button" className={buttons} onClick={() => setEditing({ row })}>
+              {editLabel ? (
+                editLabel(row)
+              ) : (
+                <>
+                  Edit<span className="sr-only"> {name(row)}</span>
+                </>
+              )}
+            </button>
+          )}
+          {remove && (remove.can?.(row) ?? true) && (
+            <button
+              type="button"
+              className={buttons}
+              disabled={removal.busy}
+              onClick={async () => {
+                if (!(await confirm(remove.ask(row)))) return;
+                if ((await removal.run(() => remove.run(row).then(() => true))) !== undefined) onChanged();
+              }}
+            >
+              {removeLabel}
+              <span className="sr-only"> {name(row)}</span>
+            </button>
+          )}
+        </div>
+        {below?.(row)}
+      </>
     ),
   };
   return (

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { del, get, post, put } from '../api';
 import { usePolled } from '../poll';
-import { Busy, DataTable, Empty, ErrorText, FormDialog, Loaded, useAction, useConfirm, when } from '../../../shared/ui';
+import { AdminList, Busy, Empty, ErrorText, FormDialog, Loaded, useAction, when } from '../../../shared/ui';
 
 // Alert settings (administrators): the failed sign-ins threshold and the notification channels,
 // create, edit with write-only URL/secret/token, disable, delete (confirmed in the app's own
@@ -23,12 +23,10 @@ const TYPES: Record<Channel['type'], string> = { webhook: 'Generic webhook', ntf
 export function AlertSettingsPage() {
   const { data, error, refresh } = usePolled(() => get<{ failedLoginsThreshold: number; channels: Channel[] }>('/api/alerts/settings'), []);
   const [threshold, setThreshold] = useState('');
-  const [editing, setEditing] = useState<Channel | 'new'>();
   const [results, setResults] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
   const save = useAction();
   const row = useAction();
-  const confirm = useConfirm();
   useEffect(() => {
     if (data && threshold === '') setThreshold(String(data.failedLoginsThreshold));
   }, [data, threshold]);
@@ -62,20 +60,16 @@ export function AlertSettingsPage() {
       <div aria-live="polite">{saved && <p className="ok">Saved.</p>}</div>
       <h2>Notification channels</h2>
       <p className="hint">Up to 20. The URL, secret and token are write-only: only the URL's origin is shown.</p>
-      <div className="actions">
-        <button type="button" onClick={() => setEditing('new')} disabled={(data?.channels.length ?? 0) >= 20}>
-          New channel
-        </button>
-      </div>
       <ErrorText error={row.error} />
       <Loaded data={data} error={error} onRetry={refresh} loading="Loading the channels…">
         {(d) => (
-          <DataTable
+          <AdminList
             caption="Notification channels"
             testId="channels"
             rows={d.channels}
             rowKey={(c) => c.id}
             rowTestId={(c) => `channel-${c.name}`}
+            name={(c) => c.name}
             empty={<Empty>No channel: alerts show here only.</Empty>}
             columns={[
               { header: 'Name', cell: (c) => c.name },
@@ -93,45 +87,37 @@ export function AlertSettingsPage() {
               },
               { header: 'State', cell: (c) => (c.enabled ? <span className="badge good">enabled</span> : <span className="badge">disabled</span>) },
               { header: 'Last delivery', cell: (c) => (c.lastDelivery ? `${when(c.lastDelivery.at)}: ${c.lastDelivery.ok ? 'ok' : (c.lastDelivery.error ?? 'failed')}` : '—') },
-              {
-                header: 'Actions',
-                cell: (c) => (
-                  <>
-                    <div className="actions tight">
-                      <button type="button" className="secondary" onClick={() => void test(c)}>
-                        Send test<span className="sr-only"> to {c.name}</span>
-                      </button>
-                      <button type="button" className="secondary" onClick={() => setEditing(c)}>
-                        Edit<span className="sr-only"> {c.name}</span>
-                      </button>
-                      <button type="button" className="secondary" onClick={async () => (await row.run(() => put(`/api/alerts/channels/${c.id}`, { enabled: !c.enabled }))) && refresh()}>
-                        {c.enabled ? 'Disable' : 'Enable'}
-                        <span className="sr-only"> {c.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={async () => {
-                          if (!(await confirm({ title: `Delete the channel ${c.name}?`, body: <p>It is sent nothing more; its URL and secret are forgotten.</p>, confirm: 'Delete the channel', danger: true }))) return;
-                          if ((await row.run(() => del(`/api/alerts/channels/${c.id}`))) !== undefined) void refresh();
-                        }}
-                      >
-                        Delete<span className="sr-only"> {c.name}</span>
-                      </button>
-                    </div>
-                    {results[c.id] && (
-                      <p role="status" data-testid={`test-result-${c.name}`}>
-                        {results[c.id]}
-                      </p>
-                    )}
-                  </>
-                ),
-              },
             ]}
+            addLabel="New channel"
+            addDisabled={d.channels.length >= 20}
+            editor={(c, done) => <ChannelDialog channel={c} onClose={done.close} onSaved={done.saved} />}
+            more={(c) => (
+              <>
+                <button type="button" className="secondary" onClick={() => void test(c)}>
+                  Send test<span className="sr-only"> to {c.name}</span>
+                </button>
+                <button type="button" className="secondary" onClick={async () => (await row.run(() => put(`/api/alerts/channels/${c.id}`, { enabled: !c.enabled }))) && refresh()}>
+                  {c.enabled ? 'Disable' : 'Enable'}
+                  <span className="sr-only"> {c.name}</span>
+                </button>
+              </>
+            )}
+            below={(c) =>
+              results[c.id] && (
+                <p role="status" data-testid={`test-result-${c.name}`}>
+                  {results[c.id]}
+                </p>
+              )
+            }
+            remove={{
+              ask: (c) => ({ title: `Delete the channel ${c.name}?`, body: <p>It is sent nothing more; its URL and secret are forgotten.</p>, confirm: 'Delete the channel', danger: true }),
+              run: (c) => del(`/api/alerts/channels/${c.id}`),
+            }}
+            removeLabel="Delete"
+            onChanged={() => void refresh()}
           />
         )}
       </Loaded>
-      {editing && <ChannelDialog channel={editing === 'new' ? undefined : editing} onClose={() => setEditing(undefined)} onSaved={() => (setEditing(undefined), void refresh())} />}
     </section>
   );
 }
