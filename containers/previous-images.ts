@@ -30,6 +30,21 @@ export interface PreviousRelease {
   scripts: string;
 }
 
+/**
+ * Is the previous release's commit in this clone? A shallow clone (a CI checkout with `--depth`)
+ * lacks it: its history is fetched from `origin` when that answers; otherwise false, and the
+ * caller says so (the upgrade test is skipped with the reason printed, never passed in silence).
+ */
+export function previousCommitAvailable(commit = PREVIOUS_COMMIT): boolean {
+  const has = () => spawnSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT }).status === 0;
+  if (has()) return true;
+  for (const args of [['fetch', '--quiet', 'origin', commit], ['fetch', '--quiet', '--unshallow', 'origin']]) {
+    spawnSync('git', args, { cwd: ROOT, timeout: 120_000 });
+    if (has()) return true;
+  }
+  return false;
+}
+
 export function previousRelease(commit = PREVIOUS_COMMIT, log: (line: string) => void = () => undefined): PreviousRelease {
   const full = run('git', ['rev-parse', '--verify', `${commit}^{commit}`], ROOT).trim();
   const short = full.slice(0, 10);
