@@ -110,9 +110,13 @@ class OfflineGateway {
       if (!Number.isInteger(reserved) || reserved < 1) continue;
       const limit = new InFlightLimit(reserved, budgetMs);
       for (const ev of fn.events ?? []) {
-        if (ev.httpApi && typeof ev.httpApi === 'object') byRoute.set(`${String(ev.httpApi.method).toUpperCase()} ${ev.httpApi.path}`, { name, limit });
+        // serverless-offline rewrites each httpApi event to its routeKey ("GET /api/x") before this hook
+        const key = ev.httpApi && typeof ev.httpApi === 'object' ? (ev.httpApi.routeKey ?? `${String(ev.httpApi.method).toUpperCase()} ${ev.httpApi.path}`) : undefined;
+        if (key && key !== '$default') byRoute.set(key, { name, limit });
       }
     }
+    const skipped = Object.entries(this.serverless.service.functions ?? {}).filter(([, fn]) => !Number.isInteger(Number(fn.reservedConcurrency))).map(([n, fn]) => `${n}=${JSON.stringify(fn.reservedConcurrency)}`);
+    process.stdout.write(`offline gateway: in-flight caps on ${byRoute.size} routes (start budget ${budgetMs} ms)${skipped.length ? `; no cap: ${skipped.join(', ')}` : ''}\n`);
     server.ext('onPreAuth', async (request, h) => {
       const routeKey = `${request.route.method.toUpperCase()} ${request.route.path}`;
       const entry = byRoute.get(routeKey);
