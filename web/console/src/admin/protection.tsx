@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { del, get, post } from '../api';
-import { Busy, Empty, ErrorText, Loaded, ouPath, useAction, useConfirm, useLoaded, useStepUp } from '../ui';
+import { AdminList, Busy, Empty, ErrorText, Loaded, ouPath, useAction, useLoaded, useStepUp } from '../ui';
 import { PrincipalPicker, type Principal } from './pickers';
 
 /** The protection list (members of these groups are VIP) and the LAPS account, read-only. */
@@ -9,41 +9,35 @@ export function Protection() {
   const laps = useLoaded('laps-account', () => get<{ upn: string | null; source: string | null; helpdeskEnabled: boolean }>('/api/admin/laps-account'));
   const [add, setAdd] = useState<Principal[]>([]);
   const { withStepUp } = useStepUp();
-  const confirm = useConfirm();
   const a = useAction();
   const name = (dn: string) => /^CN=((?:\\.|[^,\\])*)/i.exec(dn)?.[1]?.replace(/\\(.)/g, '$1') ?? dn;
   return (
     <>
       <h2>Protected groups</h2>
       <p className="hint">Members of these groups (direct or nested) are VIP: acting on them also needs the permission to act on protected accounts (vip.manage).</p>
-      <ErrorText error={a.error} />
       <Loaded data={groups.data} error={groups.error} onRetry={groups.reload}>
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No protected group.</Empty>
-          ) : (
-            <ul className="plain" data-testid="protected-groups">
-              {list.map((g) => (
-                <li key={g.id}>
-                  <strong>{name(g.dn)}</strong> <span className="muted">in {ouPath(g.dn.replace(/^(?:\\.|[^,\\])*,/, ''))}</span>
-                  {!g.found && <span className="hint"> (not found in the directory)</span>}{' '}
-                  <button
-                    type="button"
-                    className="link"
-                    disabled={a.busy}
-                    onClick={async () => {
-                      if (!(await confirm({ title: `Remove ${name(g.dn)} from the protection list?`, body: <p>Its members are no longer protected (VIP) unless another protected group holds them.</p>, confirm: 'Remove from the list', danger: true }))) return;
-                      if (await a.run(() => withStepUp(() => del(`/api/admin/protected-groups/${g.id}`).then(() => true)))) groups.reload();
-                    }}
-                  >
-                    Remove<span className="sr-only"> {name(g.dn)}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )
-        }
+        {(list) => (
+          <AdminList
+            caption="Protected groups"
+            testId="protected-groups"
+            rows={list}
+            rowKey={(g) => g.id}
+            name={(g) => name(g.dn)}
+            empty={<Empty>No protected group.</Empty>}
+            columns={[
+              { header: 'Group', cell: (g) => <strong>{name(g.dn)}</strong> },
+              { header: 'Where', cell: (g) => (g.found ? ouPath(g.dn.replace(/^(?:\\.|[^,\\])*,/, '')) : <span className="hint">not found in the directory</span>) },
+            ]}
+            remove={{
+              ask: (g) => ({ title: `Remove ${name(g.dn)} from the protection list?`, body: <p>Its members are no longer protected (VIP) unless another protected group holds them.</p>, confirm: 'Remove from the list', danger: true }),
+              run: (g) => withStepUp(() => del(`/api/admin/protected-groups/${g.id}`)),
+            }}
+            buttons="link"
+            onChanged={groups.reload}
+          />
+        )}
       </Loaded>
+      <ErrorText error={a.error} />
       <form
         onSubmit={async (e) => {
           e.preventDefault();
