@@ -80,8 +80,8 @@ keep_aside() { # <label>: prints the archive's path
 # folders, each its container user's: the console's store, copies and secrets (10001), the
 # password service's (10002); neither container mounts the other's
 ensure_folders() {
-  mkdir -p "$INSTANCE"/{config,secrets/console,secrets/password-service,data/console,data/password-service,backups,service-backups,archives,run}
-  chmod 700 "$INSTANCE/secrets" "$INSTANCE/archives" "$INSTANCE/run"
+  mkdir -p "$INSTANCE"/{config,secrets/console,secrets/password-service,secrets/host,data/console,data/password-service,backups,service-backups,archives,run}
+  chmod 700 "$INSTANCE/secrets" "$INSTANCE/secrets/host" "$INSTANCE/archives" "$INSTANCE/run"
   chown "$CONSOLE_UID:$CONSOLE_UID" "$INSTANCE/secrets/console" "$INSTANCE/data/console" "$INSTANCE/backups"
   chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service" "$INSTANCE/data/password-service" "$INSTANCE/service-backups"
   chmod 700 "$INSTANCE/secrets/console" "$INSTANCE/secrets/password-service" "$INSTANCE/data/password-service" "$INSTANCE/backups" "$INSTANCE/service-backups"

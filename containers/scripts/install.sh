@@ -7,9 +7,13 @@
 #              [--domain DOMAIN] [--laps-upn UPN --laps-password-file FILE]
 #              [--reset-upn UPN --reset-password-file FILE] [--read-upn UPN] [--write-upn UPN]
 #              [--public-url URL] [--network bridge|host] [--bind ADDRESS] [--add-host NAME:ADDRESS]...
+#              [--dns-credentials-file FILE] [--tunnel-credentials-file FILE]
 #
 # Secret values are only ever read from files (never a command line). Everything not given on a
 # re-run is kept from the previous run. --add-host: a name the containers resolve (a lab's DCs).
+# --dns-credentials-file (the DNS provider's, for a DNS-01 certificate) and --tunnel-credentials-file
+# (the access platform's tunnel or agent join credentials): the host's own, kept under
+# secrets/host (root, 0600; no container mounts it), backed up and restored with the instance.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 INSTANCE=""
@@ -19,10 +23,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --instance) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; INSTANCE="$2"; shift 2 ;;
     --add-host) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; ADD_HOSTS+=("$2"); shift 2 ;;
-    --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--read-upn|--write-upn|--public-url|--network|--bind)
+    --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--read-upn|--write-upn|--public-url|--network|--bind|--dns-credentials-file|--tunnel-credentials-file)
       [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }
       OPT[${1#--}]="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -66,7 +70,7 @@ if [ -n "$LAPS_UPN" ]; then
     [ -n "$other" ] && [ "$(lower "$other")" = "$(lower "$LAPS_UPN")" ] && die "the LAPS account $LAPS_UPN must not be the read, write or reset account" 2
   done
 fi
-for f in laps-password-file reset-password-file; do
+for f in laps-password-file reset-password-file dns-credentials-file tunnel-credentials-file; do
   [ -z "${OPT[$f]:-}" ] || [ -f "${OPT[$f]}" ] || die "--$f ${OPT[$f]}: no such file" 2
 done
 
@@ -129,6 +133,13 @@ cp "$INSTANCE/secrets/console/link.key" "$INSTANCE/secrets/password-service/link
 chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service/link.key"; chmod 600 "$INSTANCE/secrets/password-service/link.key"
 [ -n "${OPT[laps-password-file]:-}" ] && secret_from "${OPT[laps-password-file]}" "$INSTANCE/secrets/password-service/laps.password" "$SERVICE_UID"
 [ -n "${OPT[reset-password-file]:-}" ] && secret_from "${OPT[reset-password-file]}" "$INSTANCE/secrets/password-service/reset.password" "$SERVICE_UID"
+# the host's credentials (DNS provider, access platform tunnel): whole files, root's, in no container
+host_secret_from() { # <source file> <dest>
+  [ -s "$1" ] || die "$1 is empty" 2
+  cp "$1" "$2.new"; chown 0:0 "$2.new"; chmod 600 "$2.new"; mv "$2.new" "$2"
+}
+[ -n "${OPT[dns-credentials-file]:-}" ] && host_secret_from "${OPT[dns-credentials-file]}" "$INSTANCE/secrets/host/dns-credentials"
+[ -n "${OPT[tunnel-credentials-file]:-}" ] && host_secret_from "${OPT[tunnel-credentials-file]}" "$INSTANCE/secrets/host/tunnel-credentials"
 
 # the instance's own copies of the scripts (upgrade.sh is what the fleet's upgrade packs call)
 install_scripts "$HERE" "${CONSOLE_SCRIPTS[@]}"

@@ -60,6 +60,9 @@ describeWithPodman('a self-hosted instance from the images', () => {
     secretsIn = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-install-secrets-'));
     fs.writeFileSync(path.join(secretsIn, 'laps'), `${t.laps.password}\n`, { mode: 0o600 });
     fs.writeFileSync(path.join(secretsIn, 'reset'), t.reset.password, { mode: 0o600 });
+    // the host's credentials, as the DNS provider and the access platform hand them (several lines)
+    fs.writeFileSync(path.join(secretsIn, 'dns'), 'ACME_DNS_PROVIDER=rfc2136\nACME_DNS_TSIG_SECRET=dns-canary-9f3a\n', { mode: 0o600 });
+    fs.writeFileSync(path.join(secretsIn, 'tunnel'), 'join-token: tunnel-canary-51c7\nca-pin: sha256:00\n', { mode: 0o600 });
     removeContainers(NAME, 'console', 'password-service');
   }, 600_000);
   afterAll(() => {
@@ -82,9 +85,16 @@ describeWithPodman('a self-hosted instance from the images', () => {
   });
 
   it('installs: two containers, no store container, each store and secret its own container user\'s', () => {
-    const r = install('--version', TAG_A, '--read-upn', t.read.upn);
+    const r = install('--version', TAG_A, '--read-upn', t.read.upn, '--dns-credentials-file', path.join(secretsIn, 'dns'), '--tunnel-credentials-file', path.join(secretsIn, 'tunnel'));
     expect(r.out).toContain('console healthy');
     expect(r.code).toBe(0);
+    // the host's credentials: whole files, root's, 0600, in a folder no container mounts
+    expect(mode(path.join(dir, 'secrets/host'))).toEqual(['700', 0]);
+    for (const [f, from] of [['dns-credentials', 'dns'], ['tunnel-credentials', 'tunnel']]) {
+      expect(mode(path.join(dir, 'secrets/host', f))).toEqual(['600', 0]);
+      expect(fs.readFileSync(path.join(dir, 'secrets/host', f), 'utf8')).toBe(fs.readFileSync(path.join(secretsIn, from), 'utf8'));
+    }
+    for (const n of ['console', 'password-service']) expect(podman('inspect', `${NAME}-${n}`, '--format', '{{range .Mounts}}{{.Source}} {{end}}').out).not.toContain('secrets/host');
     expect(names(NAME)).toEqual([`${NAME}-console`, `${NAME}-password-service`]);
     expect(mode(path.join(dir, 'secrets/password-service/laps.password'))).toEqual(['600', 10002]);
     expect(mode(path.join(dir, 'secrets/password-service/reset.password'))).toEqual(['600', 10002]);
@@ -174,6 +184,12 @@ describeWithPodman('a self-hosted instance from the images', () => {
     expect(named).toMatch(/^backups\/console-backup-.+\.sqlite$/);
     const listing = sh('tar', ['-tzf', archive]).stdout.split('\n');
     expect(listing.filter((l) => /^service-backups\/password-service-backup-.+\.sqlite$/.test(l))).toHaveLength(1);
+    // every file the console spec names (Backup and restore 1): the database, the master key, the
+    // environment file, the configuration, the helpdesk link key, the reset and LAPS passwords, the
+    // DNS and tunnel credentials
+    for (const f of [named, 'hdc.env', 'config/appsettings.json', 'secrets/console/master.key', 'secrets/console/link.key', 'secrets/password-service/link.key', 'secrets/password-service/reset.password', 'secrets/password-service/laps.password', 'secrets/host/dns-credentials', 'secrets/host/tunnel-credentials']) {
+      expect([f, listing.includes(f)]).toEqual([f, true]);
+    }
     // both copies are SQLite databases of the product, each of its own store
     expect(itemsOfCopy(path.join(dir, named)).length).toBeGreaterThan(10);
 
@@ -227,5 +243,38 @@ describeWithPodman('a self-hosted instance from the images', () => {
     // the restored pin holds: a reveal works again without pinning anew
     const { r: again, password } = await reveal();
     expect([again.status, again.body?.password]).toEqual([200, password]);
+  }, 300_000);
+
+  it('re-running install.sh (console spec, Backup and restore 3; Versioning 2): a lost link key is generated anew for both containers, a new reset-password file replaces the password, another version upgrades as upgrade.sh does', async () => {
+    const keyOf = (who: string) => fs.readFileSync(path.join(dir, `secrets/${who}/link.key`), 'utf8');
+    const oldKey = keyOf('console');
+    // the link key lost: deleted, then the installer re-run (nothing else given: the rest is kept)
+    fs.rmSync(path.join(dir, 'secrets/console/link.key'));
+    fs.rmSync(path.join(dir, 'secrets/password-service/link.key'));
+    fs.writeFileSync(path.join(secretsIn, 'reset-new'), `${t.reset.password}\n`, { mode: 0o600 });
+    const r = sh('bash', [path.join(SCRIPTS, 'install.sh'), '--instance', dir, '--reset-password-file', path.join(secretsIn, 'reset-new')]);
+    expect(r.out).toContain('console healthy');
+    expect(r.code).toBe(0);
+    expect(keyOf('console')).not.toBe(oldKey);
+    expect(keyOf('password-service')).toBe(keyOf('console'));
+    expect(mode(path.join(dir, 'secrets/password-service/link.key'))).toEqual(['600', 10002]);
+    // the newline of the file is not part of the password
+    expect(fs.readFileSync(path.join(dir, 'secrets/password-service/reset.password'), 'utf8')).toBe(t.reset.password);
+    // the host's credentials kept from the first run
+    expect(fs.readFileSync(path.join(dir, 'secrets/host/dns-credentials'), 'utf8')).toContain('dns-canary-9f3a');
+    http.globalAgent.destroy();
+    // both containers sealed with the new key: a reveal works
+    const { r: after, password } = await reveal();
+    expect([after.status, after.body?.password]).toEqual([200, password]);
+
+    // another version given to the installer: the upgrade path (a copy first, the new image pinned)
+    const before = fs.readdirSync(path.join(dir, 'backups'));
+    const u = sh('bash', [path.join(SCRIPTS, 'install.sh'), '--instance', dir, '--version', TAG_A]);
+    expect(u.out).toContain(`upgraded to localhost:${TAG_A}`);
+    expect(u.code).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'hdc.env'), 'utf8')).toContain(`HDC_IMAGE_TAG=${TAG_A}`);
+    expect(running(NAME).every((l) => l.endsWith(`:${TAG_A}`))).toBe(true);
+    expect(fs.readdirSync(path.join(dir, 'backups')).filter((f) => !before.includes(f)).some((f) => /^console-backup-.+\.sqlite$/.test(f))).toBe(true);
+    http.globalAgent.destroy();
   }, 300_000);
 });

@@ -135,6 +135,14 @@ describe('install.sh and upgrade.sh refusals', () => {
     expect(r.code).toBe(2);
     fs.rmSync(inst, { recursive: true });
   });
+  it.each(['--dns-credentials-file', '--tunnel-credentials-file', '--reset-password-file'])('install.sh %s naming no file: exit 2, nothing created', (opt) => {
+    const inst = fresh();
+    const r = run('install.sh', ['--instance', inst, '--version', '1.0.0', opt, path.join(inst, 'missing')]);
+    expect(r.out).toContain('no such file');
+    expect(r.code).toBe(2);
+    expect(fs.readdirSync(inst)).toEqual([]);
+    fs.rmSync(inst, { recursive: true });
+  });
   it('a value that a shell would read is refused before it reaches hdc.env', () => {
     const inst = fresh();
     const r = run('install.sh', ['--instance', inst, '--version', '1.0.0', '--public-url', 'https://x/$(id)']);
