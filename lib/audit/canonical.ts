@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Canonical serialization: JSON with object keys sorted at every depth, undefined dropped. */
 export function canonicalJson(value: unknown): string {
@@ -64,5 +64,7 @@ export function chainHash(prevHash: string, body: unknown): string {
 
 /** The chain hash of a body already in canonical text. */
 export function chainHashOfText(prevHash: string, canonicalBody: string): string {
-  return createHash('sha256').update(prevHash).update('\n').update(canonicalBody).digest('hex');
+  // one-shot: no Hash object per row (verify hashes every row it walks); the same bytes as
+  // update(prevHash).update('\n').update(body), UTF-8
+  return hash('sha256', `${prevHash}\n${canonicalBody}`, 'hex');
 }

@@ -1,5 +1,5 @@
+import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { randomBytes } from 'node:crypto';
 import { open, openString, seal } from '../../lib/crypto/seal';
 import { canonicalJson, chainHash, GENESIS_HASH } from '../../lib/audit/canonical';
 import { scrubDetails } from '../../lib/audit';
@@ -40,6 +40,10 @@ describe('audit canonical form', () => {
     };
     fc.assert(fc.property(fc.anything({ withNullPrototype: true, withObjectString: true, maxDepth: 4 }), (v) => canonicalJson(v) === reference(v)), { numRuns: 2000 });
     expect(canonicalJson({ 'é': 1, 'e': [undefined, 2], 'Z': { '\u2028': 'x' } })).toBe(reference({ 'é': 1, 'e': [undefined, 2], 'Z': { '\u2028': 'x' } }));
+  });
+  it('hashes a row as sha256(prevHash, newline, canonical body) in UTF-8, as the stored chains were (property test)', () => {
+    const reference = (prev: string, body: unknown) => createHash('sha256').update(prev).update('\n').update(canonicalJson(body)).digest('hex');
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.jsonValue(), (prev, body) => chainHash(prev, body) === reference(prev, body)), { numRuns: 1000 });
   });
   it('changes the hash when the optional client field is added, changed or removed', () => {
     const base = { event: 'x', seq: 1 };
