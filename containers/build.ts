@@ -109,6 +109,8 @@ function entrySource(img: NodeImage, entryDir: string, root: string, webDir?: st
     console: [
       `if (command === 'admin') done(import(${JSON.stringify(rel('functions/admin/cli'))}).then((m) => m.runAdminCommand(args, process.env)));`,
       `if (command === 'check-copy' || command === 'split-copy') done(import(${JSON.stringify(rel('containers/store-copies'))}).then((m) => m.runStoreCommand(${role}, [command, ...args])));`,
+      // the console's own DNS-01 certificate: the fleet plane's code (one installer step for both)
+      `if (command === 'install-tls') done(import(${JSON.stringify(rel('functions/fleet/install-tls'))}).then(async (m) => ({ code: await m.main(args), out: '' })));`,
     ],
     'password-service': [`if (command === 'backup' || command === 'restore' || command === 'check-copy') done(import(${JSON.stringify(rel('containers/store-copies'))}).then((m) => m.runStoreCommand(${role}, [command, ...args])));`],
     fleet: [

@@ -2,7 +2,8 @@
 # backup.sh: one archive (mode 0600) of the instance: a point-in-time copy of each store (the
 # console's by its `admin backup`, the password service's by its image's `backup`: SQLite's online
 # backup, taken while both run), the secrets folders (master key, link key, reset and LAPS
-# passwords), the environment file and the configuration; beside it the companion file
+# passwords, the host's tunnel and DNS credentials), the console's own certificate (tls/, when it
+# has one), the environment file and the configuration; beside it the companion file
 # <archive>.database naming the console's database file (console spec: exactly one under the data
 # backups folder; the password service's copy is under service-backups/). As sensitive as the secrets.
 set -euo pipefail
@@ -22,7 +23,9 @@ SDB="service-backups/$(basename "$SCOPY")"
 [ -f "$INSTANCE/$SDB" ] || die "the password service's copy $SDB is not in $INSTANCE/service-backups"
 STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 ARCHIVE="$INSTANCE/archives/$NAME-$STAMP.tar.gz"
-tar -C "$INSTANCE" -czf "$ARCHIVE.part" hdc.env config secrets "$DB" "$SDB"
+# the console's own certificate (--tls acme-dns) with the rest
+EXTRA=(); [ -d "$INSTANCE/tls" ] && EXTRA+=(tls)
+tar -C "$INSTANCE" -czf "$ARCHIVE.part" hdc.env config secrets "${EXTRA[@]}" "$DB" "$SDB"
 chmod 600 "$ARCHIVE.part"
 mv "$ARCHIVE.part" "$ARCHIVE"
 printf '%s\n' "$DB" > "$ARCHIVE.database"

@@ -5,14 +5,14 @@
 set -euo pipefail
 umask 077
 
-die() { echo "error: $*" >&2; exit "${2:-1}"; }
+die() { echo "error: $1" >&2; exit "${2:-1}"; }
 say() { echo "[hdc] $*"; }
 
 # the users of the images (containers/build.ts): each container's secrets and store belong to its own user
 export CONSOLE_UID=10001
 export SERVICE_UID=10002
-ENV_KEYS="HDC_NAME HDC_IMAGE_REPOSITORY HDC_IMAGE_TAG HDC_STORE HDC_PORT HDC_NETWORK HDC_BIND HDC_DOMAIN HDC_PUBLIC_ORIGIN HDC_LAPS_UPN HDC_RESET_UPN HDC_READ_UPN HDC_WRITE_UPN HDC_ADD_HOSTS"
-CONSOLE_SCRIPTS=(common.sh install.sh upgrade.sh backup.sh restore.sh)
+ENV_KEYS="HDC_NAME HDC_IMAGE_REPOSITORY HDC_IMAGE_TAG HDC_STORE HDC_PORT HDC_NETWORK HDC_BIND HDC_DOMAIN HDC_PUBLIC_ORIGIN HDC_LAPS_UPN HDC_RESET_UPN HDC_READ_UPN HDC_WRITE_UPN HDC_ADD_HOSTS HDC_TLS HDC_ACME_EMAIL HDC_ACME_DIRECTORY HDC_DNS_API_URL HDC_DNS_PROPAGATION_SECONDS HDC_OUTBOUND_ALLOWED_TARGETS"
+CONSOLE_SCRIPTS=(common.sh install.sh upgrade.sh backup.sh restore.sh renew-tls.sh)
 # a copy's file name under backups/ (SQLite copies; JSON lines from an instance on DynamoDB Local)
 COPY_NAME='[A-Za-z0-9_][A-Za-z0-9_.-]*\.(sqlite|jsonl)'
 
@@ -71,7 +71,7 @@ keep_aside() { # <label>: prints the archive's path
   local archive s files=(hdc.env)
   archive="$INSTANCE/archives/$1-$(date -u +%Y%m%dT%H%M%SZ).tar.gz"
   mkdir -p "$INSTANCE/archives"; chmod 700 "$INSTANCE/archives"
-  for s in config secrets "${CONSOLE_SCRIPTS[@]}"; do [ -e "$INSTANCE/$s" ] && files+=("$s"); done
+  for s in config secrets tls "${CONSOLE_SCRIPTS[@]}"; do [ -e "$INSTANCE/$s" ] && files+=("$s"); done
   tar -C "$INSTANCE" -czf "$archive" "${files[@]}"
   chmod 600 "$archive"
   echo "$archive"
@@ -187,7 +187,14 @@ console_args() {
   echo $net $(add_host_args) $(common_env) $listen $(console_volumes) \
     -e HDC_LAMBDA_ENDPOINT="$(service_endpoint)" -e HDC_PASSWORD_SERVICE_FUNCTION=hdc-password-service-passwordService \
     -e Hosting__PublicOrigin="${HDC_PUBLIC_ORIGIN:-}" -e Helpdesk__Enabled="${HDC_HELPDESK:-true}" \
-    -e Helpdesk__LapsIdentityUpn="${HDC_LAPS_UPN:-}"
+    -e Helpdesk__LapsIdentityUpn="${HDC_LAPS_UPN:-}" $(console_tls_args)
+}
+
+# The console's own DNS-01 certificate (--tls acme-dns): served from tls/ (the container user's),
+# a renewal picked up without a restart (containers/main.ts)
+console_tls_args() {
+  [ "${HDC_TLS:-none}" = acme-dns ] && [ -f "$INSTANCE/tls/fullchain.pem" ] || return 0
+  words -v "$INSTANCE/tls:/tls:ro,Z" -e HDC_TLS_CERT_FILE=/tls/fullchain.pem -e HDC_TLS_KEY_FILE=/tls/privkey.pem
 }
 
 start_console() {
@@ -261,7 +268,7 @@ load_shared_copy() { # <copy file name under backups/>
   service_store_command restore "/backups/$base.password-service.jsonl" --confirm || return 1
 }
 
-console_url() { echo "http://127.0.0.1:$PORT"; }
+console_url() { if [ "${HDC_TLS:-none}" = acme-dns ]; then echo "https://127.0.0.1:$PORT"; else echo "http://127.0.0.1:$PORT"; fi; }
 
 # until <url> answers 200, or the container gave up (it exited or keeps restarting): exit 1 then
 wait_url() { # <container> <url> <seconds> [curl options]
@@ -276,7 +283,8 @@ wait_url() { # <container> <url> <seconds> [curl options]
 }
 
 wait_healthy() { # [seconds]
-  wait_url "$NAME-console" "$(console_url)/health/ready" "${1:-90}" || return 1
+  # the console's own certificate is issued for its name, not for this loopback probe: -k here only
+  wait_url "$NAME-console" "$(console_url)/health/ready" "${1:-90}" -k || return 1
   say "console healthy on $(console_url)"
 }
 
@@ -296,4 +304,38 @@ start_all() {
   ensure_networks || return 1
   start_password_service || return 1
   start_console || return 1
+}
+
+# The certificate's key is the container user's (install-tls writes it as root, at every renewal):
+# the console's and the fleet plane's user (10001).
+own_certificate() {
+  [ -f "$INSTANCE/tls/privkey.pem" ] || return 0
+  chown "$CONSOLE_UID:$CONSOLE_UID" "$INSTANCE/tls" "$INSTANCE/tls/privkey.pem" "$INSTANCE/tls/fullchain.pem"
+  chmod 600 "$INSTANCE/tls/privkey.pem"
+}
+
+# The DNS-01 certificate (and its renewal) of a console or a fleet plane: install-tls (the fleet's
+# code, functions/fleet/install-tls.ts, in both images) in a one-off container of <image>, as root
+# on the host's network (it reaches the CA and the DNS API as the host does), the instance directory
+# mounted; the credentials file, when given, read only. The caller sets TLS_PODMAN_ARGS (an array:
+# its environment and CA) and passes install-tls's options. Its exit code is returned.
+TLS_PODMAN_ARGS=()
+install_tls_in() { # <image> <credentials file|""> [install-tls options]
+  local img="$1" cred="$2"; shift 2
+  local args=(--tls acme-dns --dns-provider dns_main --acme-email "$HDC_ACME_EMAIL" --instance-dir /instance)
+  [ -n "${HDC_ACME_DIRECTORY:-}" ] && args+=(--acme-directory "$HDC_ACME_DIRECTORY")
+  [ -n "${HDC_DNS_API_URL:-}" ] && args+=(--dns-api-url "$HDC_DNS_API_URL")
+  [ -n "${HDC_DNS_PROPAGATION_SECONDS:-}" ] && args+=(--dns-propagation-seconds "$HDC_DNS_PROPAGATION_SECONDS")
+  local mounts=(-v "$INSTANCE:/instance:Z")
+  [ -n "$cred" ] && mounts+=(-v "$cred:/run/dns-credentials:ro") && args+=(--dns-credentials-file /run/dns-credentials)
+  podman run --rm --user 0 --network host "${mounts[@]}" "${TLS_PODMAN_ARGS[@]}" "$(image "$img")" install-tls "${args[@]}" "$@"
+}
+
+# the console's: its name and port from its public URL, its lab's allowed targets and CA
+console_install_tls() { # <credentials file|""> [install-tls options]
+  local host
+  host="$(sed -E 's#^https://([^/:]+).*#\1#' <<<"$HDC_PUBLIC_ORIGIN")"
+  TLS_PODMAN_ARGS=(-e "FLEET_OUTBOUND_ALLOWED_TARGETS=${HDC_OUTBOUND_ALLOWED_TARGETS:-}")
+  [ -f "$INSTANCE/config/extra-ca.pem" ] && TLS_PODMAN_ARGS+=(-v "$INSTANCE/config/extra-ca.pem:/config/extra-ca.pem:ro,Z" -e NODE_EXTRA_CA_CERTS=/config/extra-ca.pem)
+  install_tls_in hdc-console "$@" --name "$host" --public-url "$HDC_PUBLIC_ORIGIN" --https-port "$PORT"
 }

@@ -32,28 +32,13 @@ ensure_fleet_folders() {
   chmod 755 "$INSTANCE/config"
 }
 
-# the certificate's key is the container user's (install-tls writes it as root, at every renewal)
-own_certificate() {
-  [ -f "$INSTANCE/tls/privkey.pem" ] || return 0
-  chown "$CONSOLE_UID:$CONSOLE_UID" "$INSTANCE/tls" "$INSTANCE/tls/privkey.pem" "$INSTANCE/tls/fullchain.pem"
-  chmod 600 "$INSTANCE/tls/privkey.pem"
-}
-
-# The DNS-01 certificate (and its renewal): install-tls in a one-off container of the image, as
-# root on the host's network (it reaches the CA and the DNS API as the host does), the instance
-# directory mounted; the credentials file, when given, read-only. Its exit code is returned.
+# The DNS-01 certificate (and its renewal): install-tls in a one-off container of the fleet image
+# (common.sh, install_tls_in), with the fleet's environment file and extra CA.
 run_install_tls() { # [credentials file] -- [more install-tls options]
   local cred="$1"; shift
-  local args=(--name "$HDC_HOST_NAME" --public-url "$HDC_PUBLIC_URL" --https-port "$PORT" --tls acme-dns --dns-provider dns_main
-    --acme-email "$HDC_ACME_EMAIL" --instance-dir /instance)
-  [ -n "${HDC_ACME_DIRECTORY:-}" ] && args+=(--acme-directory "$HDC_ACME_DIRECTORY")
-  [ -n "${HDC_DNS_API_URL:-}" ] && args+=(--dns-api-url "$HDC_DNS_API_URL")
-  [ -n "${HDC_DNS_PROPAGATION_SECONDS:-}" ] && args+=(--dns-propagation-seconds "$HDC_DNS_PROPAGATION_SECONDS")
-  local mounts=(-v "$INSTANCE:/instance:Z")
-  [ -n "$cred" ] && mounts+=(-v "$cred:/run/dns-credentials:ro") && args+=(--dns-credentials-file /run/dns-credentials)
-  # shellcheck disable=SC2046
-  podman run --rm --user 0 --network host "${mounts[@]}" $(fleet_ca_args) --env-file "$INSTANCE/config/fleet.env" \
-    "$(image hdc-fleet)" install-tls "${args[@]}" "$@"
+  # shellcheck disable=SC2207,SC2034 # read by install_tls_in (common.sh)
+  TLS_PODMAN_ARGS=(--env-file "$INSTANCE/config/fleet.env" $(fleet_ca_args))
+  install_tls_in hdc-fleet "$cred" --name "$HDC_HOST_NAME" --public-url "$HDC_PUBLIC_URL" --https-port "$PORT" "$@"
 }
 
 fleet_ca_args() {

@@ -7,26 +7,33 @@
 #              [--domain DOMAIN] [--laps-upn UPN --laps-password-file FILE]
 #              [--reset-upn UPN --reset-password-file FILE] [--read-upn UPN] [--write-upn UPN]
 #              [--public-url URL] [--network bridge|host] [--bind ADDRESS] [--add-host NAME:ADDRESS]...
-#              [--dns-credentials-file FILE] [--tunnel-credentials-file FILE]
+#              [--tunnel-credentials-file FILE]
+#              [--tls acme-dns --public-url https://HOST[:PORT] --acme-email EMAIL [--dns-setting K=V]...
+#               [--dns-credentials-file FILE] [--acme-directory URL] [--dns-api-url URL]
+#               [--dns-propagation-seconds N] [--extra-ca-file FILE] [--outbound-allowed-targets LIST]]
 #
 # Secret values are only ever read from files (never a command line). Everything not given on a
 # re-run is kept from the previous run. --add-host: a name the containers resolve (a lab's DCs).
-# --dns-credentials-file (the DNS provider's, for a DNS-01 certificate) and --tunnel-credentials-file
-# (the access platform's tunnel or agent join credentials): the host's own, kept under
-# secrets/host (root, 0600; no container mounts it), backed up and restored with the instance.
+# --tunnel-credentials-file (the access platform's tunnel or agent join credentials): the host's
+# own, kept under secrets/host (root, 0600; no container mounts it), backed up and restored.
+# --tls acme-dns: the console's own certificate by DNS-01 for the host of --public-url, served on
+# --port (install-tls, as the fleet plane's: the DNS credentials kept in secrets/acme-dns.env,
+# root's); renew-tls.sh renews it (daily), the running console serves the new one.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 INSTANCE=""
 declare -A OPT=()
 ADD_HOSTS=()
+DNS_SETTINGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --instance) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; INSTANCE="$2"; shift 2 ;;
     --add-host) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; ADD_HOSTS+=("$2"); shift 2 ;;
-    --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--read-upn|--write-upn|--public-url|--network|--bind|--dns-credentials-file|--tunnel-credentials-file)
+    --dns-setting) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; DNS_SETTINGS+=("$1" "$2"); shift 2 ;;
+    --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--read-upn|--write-upn|--public-url|--network|--bind|--dns-credentials-file|--tunnel-credentials-file|--tls|--acme-email|--acme-directory|--dns-api-url|--dns-propagation-seconds|--extra-ca-file|--outbound-allowed-targets)
       [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }
       OPT[${1#--}]="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -50,7 +57,7 @@ valid_tag "$TAG_V" || die "--version $TAG_V: not an image tag (letters, digits, 
 valid_repo "$REPO_V" || die "--repository $REPO_V: not an image repository (without a tag)" 2
 if ! [[ "$PORT_V" =~ ^[0-9]+$ ]] || [ "$PORT_V" -lt 1 ] || [ "$PORT_V" -gt 65533 ]; then die "--port $PORT_V: not a port" 2; fi
 # values written to hdc.env: no quotes, spaces, dollars or backquotes (it is read as data, and shown)
-for k in domain laps-upn reset-upn read-upn write-upn public-url bind; do
+for k in domain laps-upn reset-upn read-upn write-upn public-url bind acme-email acme-directory dns-api-url dns-propagation-seconds outbound-allowed-targets; do
   v="${OPT[$k]:-}"
   [[ "$v" =~ ^[A-Za-z0-9@._:/+-]*$ ]] || die "--$k: unexpected characters" 2
 done
@@ -70,7 +77,17 @@ if [ -n "$LAPS_UPN" ]; then
     [ -n "$other" ] && [ "$(lower "$other")" = "$(lower "$LAPS_UPN")" ] && die "the LAPS account $LAPS_UPN must not be the read, write or reset account" 2
   done
 fi
-for f in laps-password-file reset-password-file dns-credentials-file tunnel-credentials-file; do
+# the console's own certificate (--tls acme-dns) is for the host of its public URL, on --port
+TLS_V="${OPT[tls]:-$(previous HDC_TLS)}"; TLS_V="${TLS_V:-none}"
+PUBLIC_V="${OPT[public-url]:-$(previous HDC_PUBLIC_ORIGIN)}"
+[ "$TLS_V" = acme-dns ] || [ "$TLS_V" = none ] || die "--tls: acme-dns (the console's own certificate) or none (behind the access platform or a TLS proxy)" 2
+if [ "$TLS_V" = acme-dns ]; then
+  [[ "$PUBLIC_V" =~ ^https://[A-Za-z0-9.-]+(:([0-9]+))?/?$ ]] || die "--tls acme-dns needs --public-url https://HOST[:PORT]" 2
+  [ "${BASH_REMATCH[2]:-443}" = "$PORT_V" ] || die "--public-url's port (${BASH_REMATCH[2]:-443}) differs from --port ($PORT_V)" 2
+  [ -n "${OPT[acme-email]:-$(previous HDC_ACME_EMAIL)}" ] || die "--tls acme-dns needs --acme-email" 2
+fi
+[ -z "${OPT[dns-credentials-file]:-}" ] || [ "$TLS_V" = acme-dns ] || die "--dns-credentials-file is for --tls acme-dns" 2
+for f in laps-password-file reset-password-file dns-credentials-file tunnel-credentials-file extra-ca-file; do
   [ -z "${OPT[$f]:-}" ] || [ -f "${OPT[$f]}" ] || die "--$f ${OPT[$f]}: no such file" 2
 done
 
@@ -100,7 +117,13 @@ HDC_PORT=$PORT_V
 HDC_NETWORK=$NET_V
 HDC_BIND=${OPT[bind]:-$(previous HDC_BIND)}
 HDC_DOMAIN=${OPT[domain]:-$(previous HDC_DOMAIN)}
-HDC_PUBLIC_ORIGIN=${OPT[public-url]:-$(previous HDC_PUBLIC_ORIGIN)}
+HDC_PUBLIC_ORIGIN=$PUBLIC_V
+HDC_TLS=$TLS_V
+HDC_ACME_EMAIL=${OPT[acme-email]:-$(previous HDC_ACME_EMAIL)}
+HDC_ACME_DIRECTORY=${OPT[acme-directory]:-$(previous HDC_ACME_DIRECTORY)}
+HDC_DNS_API_URL=${OPT[dns-api-url]:-$(previous HDC_DNS_API_URL)}
+HDC_DNS_PROPAGATION_SECONDS=${OPT[dns-propagation-seconds]:-$(previous HDC_DNS_PROPAGATION_SECONDS)}
+HDC_OUTBOUND_ALLOWED_TARGETS=${OPT[outbound-allowed-targets]:-$(previous HDC_OUTBOUND_ALLOWED_TARGETS)}
 HDC_LAPS_UPN=$LAPS_UPN
 HDC_RESET_UPN=$RESET_UPN
 HDC_READ_UPN=$READ_UPN
@@ -133,12 +156,11 @@ cp "$INSTANCE/secrets/console/link.key" "$INSTANCE/secrets/password-service/link
 chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service/link.key"; chmod 600 "$INSTANCE/secrets/password-service/link.key"
 [ -n "${OPT[laps-password-file]:-}" ] && secret_from "${OPT[laps-password-file]}" "$INSTANCE/secrets/password-service/laps.password" "$SERVICE_UID"
 [ -n "${OPT[reset-password-file]:-}" ] && secret_from "${OPT[reset-password-file]}" "$INSTANCE/secrets/password-service/reset.password" "$SERVICE_UID"
-# the host's credentials (DNS provider, access platform tunnel): whole files, root's, in no container
+# the host's credentials (the access platform's tunnel): whole files, root's, in no container
 host_secret_from() { # <source file> <dest>
   [ -s "$1" ] || die "$1 is empty" 2
   cp "$1" "$2.new"; chown 0:0 "$2.new"; chmod 600 "$2.new"; mv "$2.new" "$2"
 }
-[ -n "${OPT[dns-credentials-file]:-}" ] && host_secret_from "${OPT[dns-credentials-file]}" "$INSTANCE/secrets/host/dns-credentials"
 [ -n "${OPT[tunnel-credentials-file]:-}" ] && host_secret_from "${OPT[tunnel-credentials-file]}" "$INSTANCE/secrets/host/tunnel-credentials"
 
 # the instance's own copies of the scripts (upgrade.sh is what the fleet's upgrade packs call)
@@ -153,7 +175,16 @@ fi
 for i in hdc-console hdc-password-service; do
   podman image exists "$(image "$i")" || die "image $(image "$i") not found (build: npm run images -- $TAG; or pull it)"
 done
+if [ "$TLS_V" = acme-dns ]; then
+  # the ACME CA's root for a lab's CA (pebble), read by install-tls only
+  [ -n "${OPT[extra-ca-file]:-}" ] && { cp "${OPT[extra-ca-file]}" "$INSTANCE/config/extra-ca.pem"; chmod 644 "$INSTANCE/config/extra-ca.pem"; }
+  mkdir -p "$INSTANCE/tls"
+  # the certificate first (install-tls checks its own options: exit 2, nothing issued); then the key is the console user's
+  console_install_tls "${OPT[dns-credentials-file]:-}" "${DNS_SETTINGS[@]}" || die "the certificate was not installed (install-tls above); nothing started" $?
+  own_certificate
+fi
 remove_containers console password-service
 start_all
 wait_healthy 120 || die "the console did not become healthy (podman logs $NAME-console)"
 say "installed $NAME ($(image hdc-console)) in $INSTANCE"
+[ "$TLS_V" = acme-dns ] && say "renewal: run $INSTANCE/renew-tls.sh daily (a systemd timer or cron); the running console serves the new certificate"

@@ -60,7 +60,8 @@ if [ ${#CURRENT[@]} -eq 1 ] && podman container exists "$NAME-password-service";
   SNOW="$(podman exec "$NAME-password-service" /usr/local/bin/node /app/main.js backup)" || die "could not copy the password service's store: nothing stopped"
   CURRENT+=("service-backups/$(basename "$SNOW")")
 fi
-tar -C "$INSTANCE" -czf "$ASIDE" hdc.env config secrets "${CURRENT[@]}"
+ASIDE_TLS=(); [ -d "$INSTANCE/tls" ] && ASIDE_TLS+=(tls)
+tar -C "$INSTANCE" -czf "$ASIDE" hdc.env config secrets "${ASIDE_TLS[@]}" "${CURRENT[@]}"
 chmod 600 "$ASIDE"
 [ ${#CURRENT[@]} -ge 1 ] && printf '%s\n' "${CURRENT[0]}" > "$ASIDE.database" && chmod 600 "$ASIDE.database"
 say "current state kept aside: $ASIDE"
@@ -71,7 +72,9 @@ say "console stopped"
 
 # 3. restore: the files, then each store made exactly its copy
 if [ -z "$ONLY_DB" ]; then
-  tar -C "$INSTANCE" --same-owner -xzf "$ARCHIVE" hdc.env config secrets "$DB" ${SDB:+"$SDB"}
+  # the console's own certificate when the archive has one
+  TLS_MEMBER=(); grep -q '^tls/' <<<"$ARCHIVE_LISTING" && TLS_MEMBER+=(tls)
+  tar -C "$INSTANCE" --same-owner -xzf "$ARCHIVE" hdc.env config secrets "${TLS_MEMBER[@]}" "$DB" ${SDB:+"$SDB"}
   # an archive from before the embedded store: its environment file says nothing of the store
   set_env_value "$INSTANCE/hdc.env" HDC_STORE sqlite
   load_env

@@ -60,8 +60,7 @@ describeWithPodman('a self-hosted instance from the images', () => {
     secretsIn = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-install-secrets-'));
     fs.writeFileSync(path.join(secretsIn, 'laps'), `${t.laps.password}\n`, { mode: 0o600 });
     fs.writeFileSync(path.join(secretsIn, 'reset'), t.reset.password, { mode: 0o600 });
-    // the host's credentials, as the DNS provider and the access platform hand them (several lines)
-    fs.writeFileSync(path.join(secretsIn, 'dns'), 'ACME_DNS_PROVIDER=rfc2136\nACME_DNS_TSIG_SECRET=dns-canary-9f3a\n', { mode: 0o600 });
+    // the access platform's join credentials, as it hands them (several lines)
     fs.writeFileSync(path.join(secretsIn, 'tunnel'), 'join-token: tunnel-canary-51c7\nca-pin: sha256:00\n', { mode: 0o600 });
     removeContainers(NAME, 'console', 'password-service');
   }, 600_000);
@@ -85,15 +84,13 @@ describeWithPodman('a self-hosted instance from the images', () => {
   });
 
   it('installs: two containers, no store container, each store and secret its own container user\'s', () => {
-    const r = install('--version', TAG_A, '--read-upn', t.read.upn, '--dns-credentials-file', path.join(secretsIn, 'dns'), '--tunnel-credentials-file', path.join(secretsIn, 'tunnel'));
+    const r = install('--version', TAG_A, '--read-upn', t.read.upn, '--tunnel-credentials-file', path.join(secretsIn, 'tunnel'));
     expect(r.out).toContain('console healthy');
     expect(r.code).toBe(0);
-    // the host's credentials: whole files, root's, 0600, in a folder no container mounts
+    // the host's credentials: the whole file, root's, 0600, in a folder no container mounts
     expect(mode(path.join(dir, 'secrets/host'))).toEqual(['700', 0]);
-    for (const [f, from] of [['dns-credentials', 'dns'], ['tunnel-credentials', 'tunnel']]) {
-      expect(mode(path.join(dir, 'secrets/host', f))).toEqual(['600', 0]);
-      expect(fs.readFileSync(path.join(dir, 'secrets/host', f), 'utf8')).toBe(fs.readFileSync(path.join(secretsIn, from), 'utf8'));
-    }
+    expect(mode(path.join(dir, 'secrets/host/tunnel-credentials'))).toEqual(['600', 0]);
+    expect(fs.readFileSync(path.join(dir, 'secrets/host/tunnel-credentials'), 'utf8')).toBe(fs.readFileSync(path.join(secretsIn, 'tunnel'), 'utf8'));
     for (const n of ['console', 'password-service']) expect(podman('inspect', `${NAME}-${n}`, '--format', '{{range .Mounts}}{{.Source}} {{end}}').out).not.toContain('secrets/host');
     expect(names(NAME)).toEqual([`${NAME}-console`, `${NAME}-password-service`]);
     expect(mode(path.join(dir, 'secrets/password-service/laps.password'))).toEqual(['600', 10002]);
@@ -186,8 +183,8 @@ describeWithPodman('a self-hosted instance from the images', () => {
     expect(listing.filter((l) => /^service-backups\/password-service-backup-.+\.sqlite$/.test(l))).toHaveLength(1);
     // every file the console spec names (Backup and restore 1): the database, the master key, the
     // environment file, the configuration, the helpdesk link key, the reset and LAPS passwords, the
-    // DNS and tunnel credentials
-    for (const f of [named, 'hdc.env', 'config/appsettings.json', 'secrets/console/master.key', 'secrets/console/link.key', 'secrets/password-service/link.key', 'secrets/password-service/reset.password', 'secrets/password-service/laps.password', 'secrets/host/dns-credentials', 'secrets/host/tunnel-credentials']) {
+    // tunnel credentials (the DNS credentials and the certificate: tests/containers/console-tls)
+    for (const f of [named, 'hdc.env', 'config/appsettings.json', 'secrets/console/master.key', 'secrets/console/link.key', 'secrets/password-service/link.key', 'secrets/password-service/reset.password', 'secrets/password-service/laps.password', 'secrets/host/tunnel-credentials']) {
       expect([f, listing.includes(f)]).toEqual([f, true]);
     }
     // both copies are SQLite databases of the product, each of its own store
@@ -261,7 +258,7 @@ describeWithPodman('a self-hosted instance from the images', () => {
     // the newline of the file is not part of the password
     expect(fs.readFileSync(path.join(dir, 'secrets/password-service/reset.password'), 'utf8')).toBe(t.reset.password);
     // the host's credentials kept from the first run
-    expect(fs.readFileSync(path.join(dir, 'secrets/host/dns-credentials'), 'utf8')).toContain('dns-canary-9f3a');
+    expect(fs.readFileSync(path.join(dir, 'secrets/host/tunnel-credentials'), 'utf8')).toContain('tunnel-canary-51c7');
     http.globalAgent.destroy();
     // both containers sealed with the new key: a reveal works
     const { r: after, password } = await reveal();

@@ -135,7 +135,21 @@ describe('install.sh and upgrade.sh refusals', () => {
     expect(r.code).toBe(2);
     fs.rmSync(inst, { recursive: true });
   });
-  it.each(['--dns-credentials-file', '--tunnel-credentials-file', '--reset-password-file'])('install.sh %s naming no file: exit 2, nothing created', (opt) => {
+  it.each([
+    [['--dns-credentials-file', '/etc/hostname'], 'is for --tls acme-dns'],
+    [['--tls', 'letsencrypt'], '--tls: acme-dns'],
+    [['--tls', 'acme-dns', '--public-url', 'http://hdc.acme.test:8443', '--acme-email', 'ops@acme.test'], 'needs --public-url https://HOST[:PORT]'],
+    [['--tls', 'acme-dns', '--public-url', 'https://hdc.acme.test:9443', '--port', '8443', '--acme-email', 'ops@acme.test'], "--public-url's port (9443) differs from --port (8443)"],
+    [['--tls', 'acme-dns', '--public-url', 'https://hdc.acme.test:8443', '--port', '8443'], 'needs --acme-email'],
+  ])('install.sh %j (the console\'s own certificate): exit 2, nothing created', (opts, message) => {
+    const inst = fresh();
+    const r = run('install.sh', ['--instance', inst, '--version', '1.0.0', ...opts]);
+    expect(r.out).toContain(message);
+    expect(r.code).toBe(2);
+    expect(fs.readdirSync(inst)).toEqual([]);
+    fs.rmSync(inst, { recursive: true });
+  });
+  it.each(['--tunnel-credentials-file', '--reset-password-file', '--extra-ca-file'])('install.sh %s naming no file: exit 2, nothing created', (opt) => {
     const inst = fresh();
     const r = run('install.sh', ['--instance', inst, '--version', '1.0.0', opt, path.join(inst, 'missing')]);
     expect(r.out).toContain('no such file');
