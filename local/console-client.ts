@@ -68,7 +68,7 @@ export class ConsoleClient {
     }
     if (this.csrf && method !== 'GET' && !Object.keys(h).some((k) => k.toLowerCase() === 'x-csrf-token')) h['x-csrf-token'] = this.csrf;
     const url = new URL(this.baseUrl + path);
-    return new Promise((resolve, reject) => {
+    const attempt = (retried: boolean): Promise<HttpResponse<T>> => new Promise((resolve, reject) => {
       const req = http.request(
         { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: h, localAddress: this.localAddress },
         (res) => {
@@ -89,10 +89,16 @@ export class ConsoleClient {
           });
         },
       );
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        // a kept-alive socket the server closed as this request went out: the server never read it,
+        // so it is sent once more on a new connection (Node's documented pattern, req.reusedSocket)
+        if (!retried && req.reusedSocket && e.code === 'ECONNRESET') resolve(attempt(true));
+        else reject(e);
+      });
       if (payload !== undefined) req.write(payload);
       req.end();
     });
+    return attempt(false);
   }
 
   get<T = any>(path: string, headers?: Record<string, string>) {
