@@ -11,6 +11,7 @@
 //     serverless-offline would otherwise start a new worker for every request waiting; one that
 //     cannot get a turn within the start budget answers 503 `overloaded` with Retry-After.
 // Nothing here runs outside `serverless offline`: the hook is the plugin's start.
+const { randomUUID } = require('node:crypto');
 const { require: tsxRequire } = require('tsx/cjs/api');
 
 const CORS_HEADERS = [
@@ -127,13 +128,16 @@ class OfflineGateway {
         return h.continue;
       }
       const retryAfterSeconds = retryAfterFor(budgetMs);
-      const refusal = { function: entry.name, route: routeKey, reason: `in_flight:${entry.name}`, retryAfterSeconds };
+      // an answer of the API like any other: its correlation id, also in the log line
+      const correlationId = randomUUID();
+      const refusal = { function: entry.name, route: routeKey, reason: `in_flight:${entry.name}`, retryAfterSeconds, correlationId };
       process.stdout.write(`${JSON.stringify({ level: 'WARN', message: 'request refused: overloaded', ...refusal, ...entry.limit.stats() })}\n`);
       record?.(refusal);
       const r = h.response(JSON.stringify({ code: 'overloaded', retryAfterSeconds })).code(503);
       r.type('application/json; charset=utf-8');
       r.header('cache-control', 'no-store');
       r.header('retry-after', String(retryAfterSeconds));
+      r.header('x-correlation-id', correlationId);
       for (const [k, v] of Object.entries(security)) r.header(k, v);
       return r.takeover();
     });

@@ -123,13 +123,13 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
   const limits = new Map<string, InFlightLimit>();
   for (const fn of opts.map.functions) if (fn.reservedConcurrency) limits.set(fn.name, new InFlightLimit(fn.reservedConcurrency, budgetMs));
   /** A turn of `fn` for a request that arrived at `arrivedAt`: its release, or undefined (refused, told to onOverload). */
-  const turn = async (fn: ServiceFunction, arrivedAt: number, route?: string): Promise<(() => void) | undefined> => {
+  const turn = async (fn: ServiceFunction, arrivedAt: number, route?: string, correlationId?: string): Promise<(() => void) | undefined> => {
     const limit = limits.get(fn.name);
     if (!limit) return () => undefined;
     const release = await limit.acquire(arrivedAt);
     if (!release) {
       const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs) };
-      logger.warn('request refused: overloaded', { ...refusal, ...limit.stats() });
+      logger.warn('request refused: overloaded', { ...refusal, ...limit.stats(), ...(correlationId ? { correlationId } : {}) });
       opts.onOverload?.(refusal);
     }
     return release;
@@ -180,10 +180,12 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
       answer(res, json(404, { code: 'not_found' }));
       return true;
     }
-    const release = await turn(matched.target, arrivedAt, matched.routeKey);
+    const correlationId = randomUUID();
+    const release = await turn(matched.target, arrivedAt, matched.routeKey, correlationId);
     if (!release) {
       const retryAfterSeconds = retryAfterFor(budgetMs);
-      answer(res, json(503, { code: 'overloaded', retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) }));
+      // an answer of the API like any other: its correlation id (also in the refusal's log line)
+      answer(res, json(503, { code: 'overloaded', retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds), 'x-correlation-id': correlationId }));
       return true;
     }
     try {

@@ -103,8 +103,8 @@ describe('the gateway caps a function at its reserved concurrency', () => {
     const burst = await Promise.all(
       Array.from({ length: 6 }, async () => {
         const res = await fetch(`${url}/api/slow`);
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json(), ms: Date.now() - t0 };
-      }).concat([fetch(`${url}/api/free`).then(async (res) => ({ status: res.status, retryAfter: null, body: await res.json(), ms: Date.now() - t0, free: true }) as any)]),
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), correlationId: res.headers.get('x-correlation-id'), body: await res.json(), ms: Date.now() - t0 };
+      }).concat([fetch(`${url}/api/free`).then(async (res) => ({ status: res.status, retryAfter: null, correlationId: null, body: await res.json(), ms: Date.now() - t0, free: true }) as any)]),
     );
     const served = burst.filter((r) => r.status === 200 && !(r as any).free);
     const refused = burst.filter((r) => r.status === 503);
@@ -113,6 +113,8 @@ describe('the gateway caps a function at its reserved concurrency', () => {
     for (const r of refused) {
       expect(r.body).toEqual({ code: 'overloaded', retryAfterSeconds: 1 });
       expect(r.retryAfter).toBe('1');
+      // an answer of the API like any other: its own correlation id (the OpenAPI documents require it)
+      expect(r.correlationId).toMatch(/^[0-9a-f-]{36}$/);
       expect(r.ms).toBeLessThan(BUDGET_MS + 300); // answered within its budget, not after a turn
     }
     expect(burst.find((r) => (r as any).free)).toMatchObject({ status: 200 });
