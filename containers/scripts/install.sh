@@ -187,4 +187,4 @@ remove_containers console password-service
 start_all
 wait_healthy 120 || die "the console did not become healthy (podman logs $NAME-console)"
 say "installed $NAME ($(image hdc-console)) in $INSTANCE"
-[ "$TLS_V" = acme-dns ] && say "renewal: run $INSTANCE/renew-tls.sh daily (a systemd timer or cron); the running console serves the new certificate"
+if [ "$TLS_V" = acme-dns ]; then say "renewal: run $INSTANCE/renew-tls.sh daily (a systemd timer or cron); the running console serves the new certificate"; fi
