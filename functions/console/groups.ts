@@ -1,23 +1,14 @@
-import { z } from 'zod';
-import { plainText } from '@lib/plain-text';
 import { actorOf } from '@lib/authz/engine';
 import { decisionContext } from '@lib/runtime';
-import { isGuid } from '@lib/directory/guid';
 import { getGroup, groupMembers, groupSearchQuerySchema, searchGroups } from '@lib/groups';
 import { groupDetail, groupMembersPage, groupMembersResult, groupPage, managementResult } from '@lib/api/console/directory';
 import { ACTIONS, DIRECTORY_READ, MANAGEMENT, SCOPED_LIST } from '@lib/api/console/errors';
 import { errorCodes } from '@lib/http/answers';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams } from '@lib/http/route';
-import type { ActionResult } from '@lib/actions';
-import { actionAnswer, changeGroupMembers, createGroup, createGroupBodySchema, deleteGroup, deleteGroupBodySchema, groupAttributesSchema, groupMembersChangeSchema, performAction, writeGroupAttributes } from '@lib/actions';
+import { changeGroupMembers, createGroup, createGroupBodySchema, deleteGroup, deleteGroupBodySchema, groupAttributesBodySchema, groupMembersChangeSchema, managementOptions, membersAnswer, performAction, removeMemberParams, writeGroupAttributes } from '@lib/actions';
 
 // Groups: read views (groups.read) and member changes (groups.members.write, approvable).
-const guid = z.string().refine(isGuid, 'a GUID');
-
-/** A members change answers each member's outcome. */
-const membersAnswer = (result: ActionResult) => ({ ...actionAnswer(result), members: result.members ?? [] });
-
 const search = defineRoute({
   method: 'GET',
   path: '/api/groups',
@@ -72,8 +63,7 @@ const change = defineRoute({
   responses: { 200: groupMembersResult },
   errors: ACTIONS,
   async handle(c) {
-    const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: c.body.add, remove: c.body.remove }, { correlationId: c.correlationId, ticket: c.body.ticket || undefined });
-    return { body: membersAnswer(result) };
+    return { body: membersAnswer(await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: c.body.add, remove: c.body.remove }, managementOptions(c.correlationId, c.body.ticket))) };
   },
 });
 
@@ -84,18 +74,15 @@ const remove = defineRoute({
   access: 'operator',
   permission: 'groups.members.write',
   stepUp: true,
-  params: z.object({ id: z.string(), memberId: guid }),
+  params: removeMemberParams,
   responses: { 200: groupMembersResult },
   errors: ACTIONS,
   async handle(c) {
-    const result = await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: [], remove: [c.params.memberId] }, { correlationId: c.correlationId });
-    return { body: membersAnswer(result) };
+    return { body: membersAnswer(await performAction(await decisionContext(c.rt), actorOf(c), c.params.id, { action: 'groups.members.write', add: [], remove: [c.params.memberId] }, managementOptions(c.correlationId))) };
   },
 });
 
 // Group management (console spec, Moves, renames and groups): never approvable, decided by the engine.
-const ticket = plainText().trim().max(200).optional();
-const opts = (c: { correlationId: string }, t?: string) => ({ correlationId: c.correlationId, ticket: t || undefined });
 
 const create = defineRoute({
   method: 'POST',
@@ -107,7 +94,7 @@ const create = defineRoute({
   responses: { 201: managementResult },
   errors: errorCodes(MANAGEMENT, { 409: ['name_taken'] }),
   async handle(c) {
-    return { status: 201, body: await createGroup(await decisionContext(c.rt), actorOf(c), c.body, opts(c, c.body.ticket)) };
+    return { status: 201, body: await createGroup(await decisionContext(c.rt), actorOf(c), c.body, managementOptions(c.correlationId, c.body.ticket)) };
   },
 });
 
@@ -123,7 +110,7 @@ const destroy = defineRoute({
   responses: { 200: managementResult },
   errors: errorCodes(MANAGEMENT, { 409: ['members_not_confirmed'] }),
   async handle(c) {
-    return { body: await deleteGroup(await decisionContext(c.rt), actorOf(c), c.params.id, c.body?.confirmMembers, opts(c, c.body?.ticket)) };
+    return { body: await deleteGroup(await decisionContext(c.rt), actorOf(c), c.params.id, c.body?.confirmMembers, managementOptions(c.correlationId, c.body?.ticket)) };
   },
 });
 
@@ -134,11 +121,11 @@ const attributes = defineRoute({
   access: 'operator',
   permission: 'groups.attributes.write',
   params: objectIdParams,
-  body: z.object({ attributes: groupAttributesSchema, ticket }),
+  body: groupAttributesBodySchema,
   responses: { 200: managementResult },
   errors: errorCodes(MANAGEMENT, { 400: ['manager_not_allowed'] }),
   async handle(c) {
-    return { body: await writeGroupAttributes(await decisionContext(c.rt), actorOf(c), c.params.id, c.body.attributes, opts(c, c.body.ticket)) };
+    return { body: await writeGroupAttributes(await decisionContext(c.rt), actorOf(c), c.params.id, c.body.attributes, managementOptions(c.correlationId, c.body.ticket)) };
   },
 });
 
@@ -149,12 +136,11 @@ const owned = defineRoute({
   access: 'operator',
   permission: 'groups.owned.members.write',
   params: objectIdParams,
-  body: z.object({ add: z.array(guid).max(50).default([]), remove: z.array(guid).max(50).default([]), ticket }),
+  body: groupMembersChangeSchema,
   responses: { 200: groupMembersResult },
   errors: ACTIONS,
   async handle(c) {
-    const result = await changeGroupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, { add: c.body.add, remove: c.body.remove }, opts(c, c.body.ticket), 'groups.owned.members.write');
-    return { body: membersAnswer(result) };
+    return { body: membersAnswer(await changeGroupMembers(await decisionContext(c.rt), actorOf(c), c.params.id, { add: c.body.add, remove: c.body.remove }, managementOptions(c.correlationId, c.body.ticket), 'groups.owned.members.write')) };
   },
 });
 

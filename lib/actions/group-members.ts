@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { plainText } from '../plain-text';
 import { decideOn, type Actor, type DecisionContext } from '../authz/engine';
 import { isOwnAccount } from '../authz/context';
 import { directoryApiError, isDirectoryError, isGuid } from '../directory';
 import { ApiError, badRequest, forbidden, notFound } from '../errors';
 import { refusalError, type ActionOptions, type ActionParams, type ActionResult } from './common';
+import { ticketField } from './management';
 
 // groups.members.write: add or remove members of a group, decided on the group (the engine:
 // scope, classification, VIP, approvals) and on every member on fresh facts. A member must be a
@@ -14,9 +14,12 @@ import { refusalError, type ActionOptions, type ActionParams, type ActionResult 
 
 type MembersParams = Extract<ActionParams, { action: 'groups.members.write' }>;
 
-const memberGuid = z.string().refine(isGuid, 'a GUID');
+/** A member named by its GUID. */
+export const memberGuid = z.string().refine(isGuid, 'a GUID');
 /** The body of a member change (POST /api/groups/{id}/members, and the owned-group route): GUIDs, at most 50 each way. */
-export const groupMembersChangeSchema = z.object({ add: z.array(memberGuid).max(50).default([]), remove: z.array(memberGuid).max(50).default([]), ticket: plainText().trim().max(200).optional() });
+export const groupMembersChangeSchema = z.object({ add: z.array(memberGuid).max(50).default([]), remove: z.array(memberGuid).max(50).default([]), ticket: ticketField });
+/** The path of one member's removal (DELETE /api/groups/{id}/members/{memberId}). */
+export const removeMemberParams = z.object({ id: z.string(), memberId: memberGuid });
 /** What a member change answers: the outcome per member. */
 export const groupMembersResultSchema = z.object({ outcome: z.enum(['succeeded', 'partial']), members: z.array(z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.string(), code: z.string().optional() })) });
 

@@ -8,8 +8,10 @@ import { auditActor, nameOf, refusalError, SENSITIVE_ATTRIBUTES, type ActionOpti
 import { changeGroupMembers } from './group-members';
 
 export * from './common';
-export { changeGroupMembers, groupMembersChangeSchema, groupMembersResultSchema } from './group-members';
-export * from './directory-management';
+export { changeGroupMembers, groupMembersChangeSchema, groupMembersResultSchema, removeMemberParams } from './group-members';
+export * from './management';
+export * from './user-management';
+export * from './group-management';
 
 // The approvable actions on users, executed directly by an operator allowed them, or by the
 // approver who gives the last approval of a request. Each is decided by the one engine on fresh
@@ -127,6 +129,9 @@ export async function performAction(ctx: DecisionContext, actor: Actor, targetGu
   await audit('success', 'succeeded', d, details);
   return { outcome: 'succeeded' };
 }
+
+/** A members change's answer: each member's outcome. */
+export const membersAnswer = (result: ActionResult) => ({ ...actionAnswer(result), members: result.members ?? [] });
 
 /** A direct action's answer: the refusal or failure as an ApiError; otherwise the outcome (and a reset password, once). */
 export function actionAnswer(result: ActionResult) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hintOf } from '../actions/common';
-import { membersConfirmation } from '../actions/directory-management';
+import { membersConfirmation } from '../actions/group-management';
 import { classifyComputer, classifyGroup, classifyUser, type TargetClass } from '../authz/classify';
 import { decideOnGroup, type Actor, type DecisionContext } from '../authz/engine';
 import { scopeQuerySchema, searchScope, type ScopeQuery } from '../authz/scoped-list';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { moveBodySchema, renameBodySchema } from '../../lib/actions/directory-management';
+import { moveBodySchema, renameBodySchema } from '../../lib/actions/user-management';
 import { mappingInput } from '../../lib/auth/access-settings';
 import { createRequestSchema } from '../../lib/approvals/requests';
 import { channelInputSchema as fleetChannelInput } from '../../lib/channels';
