@@ -1,58 +1,23 @@
 import { createHash } from 'node:crypto';
-import { Client, InvalidCredentialsError, ResultCodeError, type Entry, type SearchOptions } from 'ldapts';
+import { Client, InvalidCredentialsError, type Entry, type SearchOptions } from 'ldapts';
 import { ApiError, overloadReason } from '../errors';
-import { DirectoryError, DirectoryInvalidCredentials } from './errors';
-import { dcProblemOf, type DcProblem } from './probe';
+import { DirectoryInvalidCredentials } from './errors';
 import { ConnectionSlots } from './connection-slots';
+import { DcRoster } from './dc-roster';
 import { HedgeDelay } from './hedge-delay';
-import { SharedHealthView, type SharedDcHealth } from './shared-health';
+import { KeptConnections } from './kept-connections';
+import { SharedHealthView } from './shared-health';
 import { logger } from '../log';
+import { asAnswer, DirectoryNoAnswer, isConnectionError, isUnanswered, problemOf } from './failures';
 
 import type { DcEndpoint, DirectoryCredentials } from './endpoints';
 export type { DcEndpoint, DirectoryCredentials } from './endpoints';
-export interface PoolOptions {
-  caPem: string;
-  /** TCP + TLS connect, and the answer to any one LDAP message (a DC silent that long is unresponsive) */
-  connectTimeoutMs: number;
-  /** one directory operation on one DC (every message of one `run` there) */
-  operationTimeoutMs: number;
-  cooldownMs: number;
-  probeIntervalMs: number;
-  pageSize: number;
-  searchMaxResults: number;
-  /** a kept read connection unused this long is closed (default 15 s) */
-  keepIdleMs?: number;
-  /** hedged reads: the delay is the recent p95 of reads, at least this (default 100 ms)... */
-  hedgeFloorMs?: number;
-  /** ...and at most this (default 1 s); a new pool (no history yet) waits this long */
-  hedgeCapMs?: number;
-  /** open connections of this pool at most (kept and own; default 16); a new one waits for a slot */
-  maxConnections?: number;
-  /** how long a new connection may wait for a slot before the request is refused 503 `overloaded` (default 1 s) */
-  connectionWaitMs?: number;
-  /** DC health shared with the other instances (the store): read before a DC is chosen, written on a finding */
-  sharedHealth?: SharedDcHealth;
-  now?: () => number;
-}
+export { poolOptions, type PoolOptions } from './pool-options';
+import type { PoolOptions } from './pool-options';
 
-interface DcState {
-  failedAt?: number;
-  retryClaimed?: boolean;
-  /** lost a hedge (another DC answered a read it has not answered yet): tried after the others until then */
-  suspectUntil?: number;
-  lastUsed: number;
-  connects: number;
-}
 
 export { DirectoryInvalidCredentials };
 
-/** A DC left a message (or the whole operation) unanswered: frozen, overloaded or cut off. */
-class DirectoryNoAnswer extends Error {
-  constructor(what: string) {
-    super(`${what}: no answer in time`);
-    this.name = 'DirectoryNoAnswer';
-  }
-}
 
 // a kept read connection idle this long is closed rather than reused
 const KEEP_IDLE_MS = 15_000;
@@ -61,30 +26,6 @@ const HEDGE_CAP_MS = 1000;
 const MAX_CONNECTIONS = 16;
 const CONNECTION_WAIT_MS = 1000;
 
-interface KeptConnection {
-  client: Client;
-  dc: DcEndpoint;
-  lastUsed: number;
-  /** runs using it now: never closed as idle under them */
-  inUse: number;
-  release: () => void;
-}
-
-// Server-side conditions that mean "this DC cannot serve now" rather than "this request is wrong".
-const DC_FAULT_CODES = new Set([51 /* busy */, 52 /* unavailable */, 80 /* other */]);
-
-const isConnectionError = (e: unknown) =>
-  !(e instanceof ApiError) && !(e instanceof DirectoryInvalidCredentials) && !(e instanceof DirectoryError) && (!(e instanceof ResultCodeError) || DC_FAULT_CODES.has((e as ResultCodeError).code));
-
-// ldapts 8: "Connection timeout" (TCP/TLS connect), "<Request>: Operation timed out" (client `timeout`)
-const isUnanswered = (e: unknown) =>
-  e instanceof DirectoryNoAnswer || (e instanceof Error && /Operation timed out|^Connection timeout$/.test(e.message));
-
-/** What a failure says about the DC (logged, and shared with the other instances). */
-const problemOf = (e: unknown): DcProblem => (isUnanswered(e) ? 'no_answer' : dcProblemOf(e));
-
-/** The directory answered and refused: the one directory error domain code sees (no failover). */
-const asAnswer = (e: unknown) => (e instanceof ResultCodeError && !DC_FAULT_CODES.has(e.code) ? new DirectoryError(e.code, e.message) : e);
 
 export interface SearchPage {
   entries: Entry[];
@@ -116,7 +57,6 @@ export interface SearchPage {
  * then the shared health).
  */
 export class DirectoryPool {
-  private readonly state = new Map<string, DcState>();
   private probeTimer?: NodeJS.Timeout;
   readonly now: () => number;
 
@@ -125,11 +65,17 @@ export class DirectoryPool {
     private readonly opts: PoolOptions,
   ) {
     this.now = opts.now ?? Date.now;
-    for (const dc of dcs) this.state.set(dc.name, { lastUsed: 0, connects: 0 });
     this.sharedHealth = new SharedHealthView(opts.sharedHealth, dcs, opts.cooldownMs);
     this.slots = new ConnectionSlots(opts.maxConnections ?? MAX_CONNECTIONS, opts.connectionWaitMs ?? CONNECTION_WAIT_MS);
     this.hedge = new HedgeDelay(opts.hedgeFloorMs ?? HEDGE_FLOOR_MS, opts.hedgeCapMs ?? HEDGE_CAP_MS);
+    this.roster = new DcRoster(dcs, this.sharedHealth, opts.cooldownMs, opts.connectTimeoutMs, this.now);
+    this.kept = new KeptConnections(opts.keepIdleMs ?? KEEP_IDLE_MS, (client, release) => this.close(client, release));
   }
+
+  /** failed, cooling down, retried, lost a hedge: what this instance knows of its DCs */
+  private readonly roster: DcRoster;
+  /** bound read connections kept per technical account and DC */
+  private readonly kept: KeptConnections;
 
   /** the shared health as this instance knows it */
   private readonly sharedHealth: SharedHealthView;
@@ -148,87 +94,19 @@ export class DirectoryPool {
     return this.hedge.delay();
   }
 
-  // ---- order and state
+  // ---- order and state (./dc-roster)
 
   /** The order this request will try: healthy DCs in configured order, cooling-down ones last. */
   connectionOrder(): DcEndpoint[] {
-    const now = this.now();
-    const ready: DcEndpoint[] = [];
-    const cooling: DcEndpoint[] = [];
-    const suspects: DcEndpoint[] = [];
-    for (const dc of this.dcs) {
-      const st = this.state.get(dc.name)!;
-      if (this.sharedHealth.failed(dc)) cooling.push(dc);
-      else if (st.failedAt === undefined && (st.suspectUntil ?? 0) > now) suspects.push(dc);
-      else if (st.failedAt === undefined) ready.push(dc);
-      else if (now - st.failedAt >= this.opts.cooldownMs && !st.retryClaimed) {
-        st.retryClaimed = true; // exactly one request retries a DC whose cooldown elapsed
-        ready.push(dc);
-      } else cooling.push(dc);
-    }
-    // keep configured order among ready DCs (a retried DC goes back to its place); a DC that lost a
-    // hedge comes after them, a failed one last
-    ready.sort((a, b) => this.dcs.indexOf(a) - this.dcs.indexOf(b));
-    return [...ready, ...suspects, ...cooling];
+    return this.roster.order();
   }
 
-  /** Is this DC one a read may be hedged to (neither cooling down here nor failed in the shared health)? */
-  private ready(dc: DcEndpoint): boolean {
-    const st = this.state.get(dc.name)!;
-    return !this.sharedHealth.failed(dc) && (st.suspectUntil ?? 0) <= this.now() && (st.failedAt === undefined || st.retryClaimed === true);
-  }
-
-  dcState(): Array<{ name: string; url: string; healthy: boolean; failedAt?: string; lastUsed?: string; connects: number; shared?: { reason: string; until: string } }> {
-    return this.dcs.map((dc) => {
-      const st = this.state.get(dc.name)!;
-      const f = this.sharedHealth.failed(dc) ? this.sharedHealth.finding(dc) : undefined;
-      return {
-        name: dc.name,
-        url: dc.url,
-        healthy: st.failedAt === undefined && !f,
-        failedAt: st.failedAt ? new Date(st.failedAt).toISOString() : undefined,
-        lastUsed: st.lastUsed ? new Date(st.lastUsed).toISOString() : undefined,
-        connects: st.connects,
-        ...(f ? { shared: { reason: f.reason, until: new Date(f.until).toISOString() } } : {}),
-      };
-    });
+  dcState() {
+    return this.roster.view();
   }
 
   private markFailed(dc: DcEndpoint, e: unknown) {
-    const st = this.state.get(dc.name)!;
-    st.failedAt = this.now();
-    st.retryClaimed = false;
-    st.suspectUntil = undefined;
-    logger.warn('directory DC failed, tried last during cooldown', { dc: dc.name, problem: problemOf(e), error: (e as Error)?.message });
-    this.sharedHealth.share(dc, problemOf(e), this.opts.cooldownMs);
-  }
-
-  private markOk(dc: DcEndpoint) {
-    const st = this.state.get(dc.name)!;
-    st.failedAt = undefined;
-    st.retryClaimed = false;
-    st.lastUsed = this.now();
-    if (st.suspectUntil !== undefined) {
-      // the DC answered the read it had lost: it was slow, not gone
-      st.suspectUntil = undefined;
-      if (this.sharedHealth.finding(dc)?.reason === 'slow') this.sharedHealth.clear(dc);
-    }
-  }
-
-  /**
-   * Another DC answered a read this one has not answered after the hedge delay: until this one
-   * answers (markOk) or fails (markFailed), and at most twice the connect timeout, reads go to the
-   * others first, here and (shared as `slow`) in every instance. So a freezing DC costs an instance
-   * one hedge delay, not one per read, while its first try waits out the connect timeout.
-   */
-  private markSuspect(dc: DcEndpoint) {
-    const st = this.state.get(dc.name)!;
-    if (st.failedAt !== undefined) return;
-    const forMs = 2 * this.opts.connectTimeoutMs;
-    const first = (st.suspectUntil ?? 0) <= this.now();
-    st.suspectUntil = this.now() + forMs;
-    if (first) logger.warn('directory DC slower than the hedge delay, tried after the others', { dc: dc.name, hedgeDelayMs: this.hedge.delay() });
-    this.sharedHealth.share(dc, 'slow', forMs);
+    this.roster.failed(dc, problemOf(e), (e as Error)?.message);
   }
 
   // ---- connections
@@ -253,16 +131,16 @@ export class DirectoryPool {
   private async openBound(creds: DirectoryCredentials, dc: DcEndpoint): Promise<{ client: Client; release: () => void }> {
     const release = await this.slots.take();
     const client = this.newClient(dc);
-    this.state.get(dc.name)!.connects++;
+    this.roster.connected(dc);
     try {
       await client.bind(creds.user, creds.password);
-      this.markOk(dc);
+      this.roster.ok(dc);
       return { client, release };
     } catch (e) {
       await client.unbind().catch(() => undefined);
       release();
       if (e instanceof InvalidCredentialsError) {
-        this.markOk(dc); // the DC answered; the credentials are wrong
+        this.roster.ok(dc); // the DC answered; the credentials are wrong
         throw new DirectoryInvalidCredentials();
       }
       if (!isConnectionError(e)) throw asAnswer(e);
@@ -284,7 +162,7 @@ export class DirectoryPool {
     const order = this.connectionOrder();
     // a DC claimed for its one retry but not reached in this request gives the claim back
     const releaseUnreached = (from: number) => {
-      for (const later of order.slice(from)) this.state.get(later.name)!.retryClaimed = false;
+      this.roster.unclaim(order.slice(from));
     };
     for (const [i, dc] of order.entries()) {
       if (skip.has(dc.name)) continue;
@@ -331,7 +209,7 @@ export class DirectoryPool {
     const { client, dc, release } = await this.connect(creds, new Set());
     try {
       const result = await this.withinBudget(client, () => fn(client, dc));
-      this.markOk(dc);
+      this.roster.ok(dc);
       return result;
     } catch (e) {
       if (!isConnectionError(e)) throw asAnswer(e);
@@ -350,7 +228,7 @@ export class DirectoryPool {
       const order = this.connectionOrder().filter((dc) => !tried.has(dc.name));
       const dc = order[0];
       if (!dc) throw new ApiError(503, 'directory_unavailable');
-      for (const later of order.slice(1)) this.state.get(later.name)!.retryClaimed = false;
+      this.roster.unclaim(order.slice(1));
       try {
         return await this.attempt(creds, dc, fn, key);
       } catch (e) {
@@ -383,10 +261,10 @@ export class DirectoryPool {
         settled = true;
         clearTimeout(hedgeTimer);
         // a DC claimed for its one retry but never tried gives the claim back
-        for (const dc of order) if (!started.has(dc.name)) this.state.get(dc.name)!.retryClaimed = false;
+        this.roster.unclaim(order.filter((dc) => !started.has(dc.name)));
       };
       const launch = (onlyReady: boolean): boolean => {
-        const dc = order.find((d) => !started.has(d.name) && (!onlyReady || this.ready(d)));
+        const dc = order.find((d) => !started.has(d.name) && (!onlyReady || this.roster.ready(d)));
         if (!dc) return false;
         started.add(dc.name);
         running++;
@@ -400,7 +278,7 @@ export class DirectoryPool {
             if (settled) return;
             settle();
             // a hedge won: the DCs still silent on this read go after the others for a while
-            for (const slow of running_) this.markSuspect(slow);
+            for (const slow of running_) this.roster.suspect(slow, delay);
             resolve(value);
           },
           (e: unknown) => {
@@ -454,12 +332,12 @@ export class DirectoryPool {
    */
   private async attempt<T>(creds: DirectoryCredentials, dc: DcEndpoint, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
     for (;;) {
-      const kept = key ? this.keptConnection(key, dc) : undefined;
+      const kept = key ? this.kept.take(key, dc) : undefined;
       const { client, release } = kept ?? (await this.openBound(creds, dc));
       let keep = false;
       try {
         const result = await this.withinBudget(client, () => fn(client, dc));
-        this.markOk(dc);
+        this.roster.ok(dc);
         keep = key !== '';
         return result;
       } catch (e) {
@@ -471,11 +349,8 @@ export class DirectoryPool {
         this.markFailed(dc, e);
         throw e;
       } finally {
-        if (kept) {
-          kept.inUse--;
-          kept.lastUsed = Date.now();
-          if (!keep) this.dropKept(key, kept);
-        } else if (keep) this.keep(key, client, dc, release);
+        if (kept) this.kept.give(key, kept, keep);
+        else if (keep) this.kept.keep(key, client, dc, release);
         else this.close(client, release);
       }
     }
@@ -495,58 +370,6 @@ export class DirectoryPool {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  // ---- kept read connections: one per technical account and DC
-
-  private readonly kept = new Map<string, KeptConnection>();
-  private get keepIdleMs() {
-    return this.opts.keepIdleMs ?? KEEP_IDLE_MS;
-  }
-  private static keptKey = (key: string, dc: DcEndpoint) => `${key}\n${dc.name}`;
-
-  /**
-   * The kept connection to this DC, if it is recent and still open (ldapts would otherwise reopen
-   * it unbound, i.e. anonymous).
-   */
-  private keptConnection(key: string, dc: DcEndpoint) {
-    const k = this.kept.get(DirectoryPool.keptKey(key, dc));
-    if (!k) return undefined;
-    if ((k.inUse === 0 && Date.now() - k.lastUsed > this.keepIdleMs) || !k.client.isConnected) {
-      this.dropKept(key, k);
-      return undefined;
-    }
-    k.inUse++;
-    return k;
-  }
-
-  private dropKept(key: string, k: KeptConnection) {
-    const id = DirectoryPool.keptKey(key, k.dc);
-    if (this.kept.get(id) === k) this.kept.delete(id);
-    this.close(k.client, k.release);
-  }
-
-  private keep(key: string, client: Client, dc: DcEndpoint, release: () => void) {
-    const id = DirectoryPool.keptKey(key, dc);
-    if (this.kept.has(id)) {
-      this.close(client, release); // a parallel read kept one already
-      return;
-    }
-    const entry: KeptConnection = { client, dc, lastUsed: Date.now(), inUse: 0, release };
-    this.kept.set(id, entry);
-    // close it once idle: a kept socket must not hold a process (or a test run) open; never under
-    // a run still waiting on it (that run would see a closed connection, not a silent DC)
-    const closeWhenIdle = () => {
-      if (this.kept.get(id) !== entry) return;
-      const idle = entry.inUse > 0 ? 0 : Date.now() - entry.lastUsed;
-      if (idle < this.keepIdleMs) {
-        setTimeout(closeWhenIdle, this.keepIdleMs - idle + 10).unref();
-        return;
-      }
-      this.kept.delete(id);
-      this.close(client, release);
-    };
-    setTimeout(closeWhenIdle, this.keepIdleMs + 10).unref();
   }
 
   /** Check the credentials by a bind (sign-in, step-up by password, technical account tests): never hedged. */
@@ -611,13 +434,13 @@ export class DirectoryPool {
       await this.sharedHealth.refresh();
       const c = await creds();
       const now = this.now();
-      const due = this.dcs.filter((dc) => now - this.state.get(dc.name)!.lastUsed >= this.opts.probeIntervalMs || this.sharedHealth.failed(dc));
+      const due = this.dcs.filter((dc) => now - this.roster.lastUsed(dc) >= this.opts.probeIntervalMs || this.sharedHealth.failed(dc));
       await Promise.all(
         due.map(async (dc) => {
           const client = this.newClient(dc);
           try {
             await client.bind(c.user, c.password);
-            this.markOk(dc);
+            this.roster.ok(dc);
             this.sharedHealth.clear(dc);
           } catch (e) {
             if (isConnectionError(e)) this.markFailed(dc, e);
@@ -633,40 +456,6 @@ export class DirectoryPool {
 
   stop() {
     if (this.probeTimer) clearInterval(this.probeTimer);
-    for (const k of this.kept.values()) this.close(k.client, k.release);
-    this.kept.clear();
+    this.kept.closeAll();
   }
-}
-
-/** Pool options from the Directory configuration section (one place for the mapping). */
-export function poolOptions(
-  d: {
-    ConnectTimeout: number;
-    OperationTimeout: number;
-    FailedDcCooldown: number;
-    HealthProbeInterval: number;
-    PageSize: number;
-    SearchMaxResults: number;
-    HedgeDelayFloor?: number;
-    HedgeDelayCap?: number;
-    MaxConnections?: number;
-  },
-  caPem: string,
-  opts: { healthProbe?: boolean; cooldown?: boolean; sharedHealth?: SharedDcHealth; startBudget?: number } = {},
-): PoolOptions {
-  return {
-    caPem,
-    connectTimeoutMs: d.ConnectTimeout * 1000,
-    operationTimeoutMs: d.OperationTimeout * 1000,
-    cooldownMs: opts.cooldown === false ? 0 : d.FailedDcCooldown * 1000,
-    probeIntervalMs: opts.healthProbe ? d.HealthProbeInterval * 1000 : 0,
-    pageSize: d.PageSize,
-    searchMaxResults: d.SearchMaxResults,
-    ...(d.HedgeDelayFloor !== undefined ? { hedgeFloorMs: d.HedgeDelayFloor * 1000 } : {}),
-    ...(d.HedgeDelayCap !== undefined ? { hedgeCapMs: d.HedgeDelayCap * 1000 } : {}),
-    ...(d.MaxConnections !== undefined ? { maxConnections: d.MaxConnections } : {}),
-    // a connection slot is waited for within the start budget, and never past the connect timeout
-    ...(opts.startBudget !== undefined ? { connectionWaitMs: Math.min(opts.startBudget, d.ConnectTimeout) * 1000 } : {}),
-    ...(opts.sharedHealth && opts.cooldown !== false ? { sharedHealth: opts.sharedHealth } : {}),
-  };
 }
