@@ -15,6 +15,7 @@ export function FormDialog({
   errorSlot,
   submit,
   submitDisabled,
+  danger,
   extra,
   wide,
   children,
@@ -29,6 +30,8 @@ export function FormDialog({
   /** the save button's words ("Save role") */
   submit: ReactNode;
   submitDisabled?: boolean;
+  /** the submit button marked as a dangerous act (a lock) */
+  danger?: boolean;
   /** more buttons beside Save (Delete) */
   extra?: ReactNode;
   wide?: boolean;
@@ -45,7 +48,7 @@ export function FormDialog({
         {children}
         {errorSlot ?? <ErrorText error={error} />}
         <div className="actions">
-          <Busy type="submit" busy={busy} disabled={submitDisabled}>
+          <Busy type="submit" className={danger ? 'danger' : undefined} busy={busy} disabled={submitDisabled}>
             {submit}
           </Busy>
           {extra}

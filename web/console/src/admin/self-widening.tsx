@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ApiFailure, post } from '../api';
-import { Busy, ErrorText, ouPath, useAction, useRoute } from '../ui';
+import { Busy, ErrorText, ouPath, useAction } from '../ui';
+import { AfterActionButtons } from '../screens/filed-request';
 import { permissionWords } from './permissions';
 
 /** A 403 approval_required of the role or delegation editor: the change widens the editor's own rights. */
@@ -12,20 +13,12 @@ export function SelfWidening({ error, action, target, parameters, onFiled }: { e
   const [ticket, setTicket] = useState('');
   const [filed, setFiled] = useState<string>();
   const a = useAction();
-  const { go } = useRoute();
   const widens = (error.body.widens ?? []) as Array<{ delegation: string; permissions: string[]; scope: string[] }>;
   if (filed)
     return (
       <div role="status">
         <p>Request filed: another administrator approves it, then the change is made.</p>
-        <div className="actions">
-          <button type="button" onClick={() => go(`/approvals/${filed}`)}>
-            Open the request
-          </button>
-          <button type="button" className="secondary" onClick={onFiled}>
-            Close
-          </button>
-        </div>
+        <AfterActionButtons filed={filed} onClose={onFiled} />
       </div>
     );
   return (

@@ -2,8 +2,9 @@ import { useState } from 'react';
 import { post } from '../api';
 import { useSearch } from '../search';
 import { WORDS } from '../words';
-import { Busy, ErrorText, Modal, PickList, useAction, useRoute, useStepUp } from '../ui';
+import { Busy, ErrorText, Modal, PickList, useAction, useStepUp } from '../ui';
 import type { Group } from './groups';
+import { AfterActionButtons, ApprovalNotice } from './filed-request';
 import type { Hint, User } from './users';
 
 // Add users or groups to a group: picked from a search of what the operator manages, then done
@@ -25,7 +26,6 @@ export function AddMembers({ group, present, hint, onClose }: { group: Group; pr
   const [done, setDone] = useState<{ text: string; members?: MemberOutcome[] }>();
   const [filed, setFiled] = useState<string>();
   const { withStepUp } = useStepUp();
-  const { go } = useRoute();
   const a = useAction();
   const s = useSearch<User & Group>(`/api/${kind}`, q);
   const candidates: Candidate[] = (s.items ?? [])
@@ -60,20 +60,11 @@ export function AddMembers({ group, present, hint, onClose }: { group: Group; pr
               ))}
             </ul>
           )}
-          <div className="actions">
-            {filed && (
-              <button type="button" onClick={() => go(`/approvals/${filed}`)}>
-                Open the request
-              </button>
-            )}
-            <button type="button" className="secondary" onClick={onClose}>
-              Close
-            </button>
-          </div>
+          <AfterActionButtons filed={filed} onClose={onClose} />
         </>
       ) : (
         <form onSubmit={submit}>
-          {hint === 'approval' && <p className="notice">You hold this action only with approval: your request goes to the approvers, who carry it out.</p>}
+          <ApprovalNotice hint={hint} />
           <fieldset>
             <legend>Find</legend>
             <label className="check">

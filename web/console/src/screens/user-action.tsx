@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { post, put } from '../api';
-import { Busy, ErrorText, Modal, SecretView, useAction, useRoute, useStepUp } from '../ui';
+import { Busy, ErrorText, Modal, SecretView, useAction, useStepUp } from '../ui';
+import { AfterActionButtons, ApprovalNotice } from './filed-request';
 import type { Hint, User } from './users';
 
 // One action on a user: done directly (with the step-up the API asks for) or filed as a request
@@ -40,7 +41,6 @@ export function UserActionDialog({ user, action, hint, onClose, onDone }: { user
   const [done, setDone] = useState<string>();
   const [filed, setFiled] = useState<string>();
   const { withStepUp } = useStepUp();
-  const { go } = useRoute();
   const a = useAction();
   const name = user.displayName ?? user.username;
   const parameters = (): Record<string, unknown> =>
@@ -90,20 +90,11 @@ export function UserActionDialog({ user, action, hint, onClose, onDone }: { user
       ) : done || filed ? (
         <>
           <p role="status">{filed ? 'Request filed: it waits for an approver, who carries it out.' : done}</p>
-          <div className="actions">
-            {filed && (
-              <button type="button" onClick={() => go(`/approvals/${filed}`)}>
-                Open the request
-              </button>
-            )}
-            <button type="button" className="secondary" onClick={close}>
-              Close
-            </button>
-          </div>
+          <AfterActionButtons filed={filed} onClose={close} />
         </>
       ) : (
         <form onSubmit={submit}>
-          {hint === 'approval' && <p className="notice">You hold this action only with approval: your request goes to the approvers, who carry it out.</p>}
+          <ApprovalNotice hint={hint} />
           {action === 'users.password.reset' && (
             <>
               <label className="check">

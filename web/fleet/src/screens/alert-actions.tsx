@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { post } from '../api';
-import { Busy, ErrorText, Modal, useAction } from '../../../shared/ui';
+import { FormDialog, useAction } from '../../../shared/ui';
 import { kindWords, type Alert } from './alert-model';
 
 // Acting on alerts (issue 29): acknowledge one (why is required), silence a rule, client or
@@ -10,29 +10,22 @@ export function AcknowledgeDialog({ alert, onClose, onDone }: { alert: Alert; on
   const [comment, setComment] = useState('');
   const a = useAction();
   return (
-    <Modal title={`Acknowledge: ${alert.subject}`} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          if (await a.run(() => post(`/api/alerts/${encodeURIComponent(alert.key)}/acknowledge`, { comment: comment.trim() }))) onDone();
-        }}
-      >
-        <p>The alert stays active and on this page, marked as yours; its end is not notified. It is audited with your comment.</p>
-        <label>
-          Why (what is being done)
-          <input name="ack-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
-        </label>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy}>
-            Acknowledge
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog
+      title={`Acknowledge: ${alert.subject}`}
+      onClose={onClose}
+      onSubmit={async () => {
+        if (await a.run(() => post(`/api/alerts/${encodeURIComponent(alert.key)}/acknowledge`, { comment: comment.trim() }))) onDone();
+      }}
+      busy={a.busy}
+      error={a.error}
+      submit="Acknowledge"
+    >
+      <p>The alert stays active and on this page, marked as yours; its end is not notified. It is audited with your comment.</p>
+      <label>
+        Why (what is being done)
+        <input name="ack-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
+      </label>
+    </FormDialog>
   );
 }
 
@@ -62,50 +55,43 @@ export function SilenceDialog({ target, onClose, onDone }: { target: SilenceTarg
   const a = useAction();
   const endsAt = () => (duration === 'until' ? new Date(until).toISOString() : new Date(Date.now() + DURATIONS.find((d) => d[0] === duration)![2] * 3600_000).toISOString());
   return (
-    <Modal title={`Silence: ${target.label}`} onClose={onClose}>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const body = { ...(target.kind ? { kind: target.kind } : {}), ...(target.clientCode ? { clientCode: target.clientCode } : {}), ...(target.consoleId ? { consoleId: target.consoleId } : {}), endsAt: endsAt(), comment: comment.trim() };
-          if (await a.run(() => post('/api/alerts/silences', body))) onDone();
-        }}
-      >
-        <p>
-          Alerts {target.kind ? `of the rule “${kindWords(target.kind)}”` : 'of every rule'}
-          {target.clientCode ? ` for ${target.clientCode}` : ''}
-          {target.consoleId ? ' on this console' : ''} stay on this page, marked silenced, and send no notification until the silence ends. One that fires meanwhile is sent when it ends, if it still holds.
-        </p>
+    <FormDialog
+      title={`Silence: ${target.label}`}
+      onClose={onClose}
+      onSubmit={async () => {
+        const body = { ...(target.kind ? { kind: target.kind } : {}), ...(target.clientCode ? { clientCode: target.clientCode } : {}), ...(target.consoleId ? { consoleId: target.consoleId } : {}), endsAt: endsAt(), comment: comment.trim() };
+        if (await a.run(() => post('/api/alerts/silences', body))) onDone();
+      }}
+      busy={a.busy}
+      error={a.error}
+      submit="Silence"
+    >
+      <p>
+        Alerts {target.kind ? `of the rule “${kindWords(target.kind)}”` : 'of every rule'}
+        {target.clientCode ? ` for ${target.clientCode}` : ''}
+        {target.consoleId ? ' on this console' : ''} stay on this page, marked silenced, and send no notification until the silence ends. One that fires meanwhile is sent when it ends, if it still holds.
+      </p>
+      <label>
+        For
+        <select name="silence-duration" value={duration} onChange={(e) => setDuration(e.target.value)}>
+          {DURATIONS.map(([k, words]) => (
+            <option key={k} value={k}>
+              {words}
+            </option>
+          ))}
+        </select>
+      </label>
+      {duration === 'until' && (
         <label>
-          For
-          <select name="silence-duration" value={duration} onChange={(e) => setDuration(e.target.value)}>
-            {DURATIONS.map(([k, words]) => (
-              <option key={k} value={k}>
-                {words}
-              </option>
-            ))}
-          </select>
+          Ends at
+          <input type="datetime-local" name="silence-until" required value={until} onChange={(e) => setUntil(e.target.value)} />
+          <span className="hint">At most 30 days ahead.</span>
         </label>
-        {duration === 'until' && (
-          <label>
-            Ends at
-            <input type="datetime-local" name="silence-until" required value={until} onChange={(e) => setUntil(e.target.value)} />
-            <span className="hint">At most 30 days ahead.</span>
-          </label>
-        )}
-        <label>
-          Why
-          <input name="silence-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
-        </label>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy}>
-            Silence
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+      )}
+      <label>
+        Why
+        <input name="silence-comment" required maxLength={500} value={comment} onChange={(e) => setComment(e.target.value)} />
+      </label>
+    </FormDialog>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { ApiFailure, get, operatesAll, post, type Me } from '../api';
-import { ago, Busy, DataTable, Empty, ErrorText, Link, Loaded, Modal, useAction, when } from '../../../shared/ui';
+import { ago, DataTable, Empty, FormDialog, Link, Loaded, useAction, when } from '../../../shared/ui';
 import { usePolled } from '../poll';
 import { NotFound } from '../app';
 import { StatusBadge, type NodeRow } from './proxies';
@@ -168,68 +168,44 @@ function LockDialog({ node, onClose, onDone }: { node: NodeDetail; onClose: () =
   const [duration, setDuration] = useState('24');
   const [message, setMessage] = useState('');
   const a = useAction();
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const r = await a.run(() => post<{ locked: boolean; pending?: boolean }>(`/api/nodes/${encodeURIComponent(node.id)}/lock`, { duration: duration === 'none' ? 'none' : Number(duration), ...(message.trim() ? { message: message.trim() } : {}) }));
     if (r) onDone(!!r.pending);
   };
   return (
-    <Modal title={`Lock ${node.hostname}`} onClose={onClose}>
-      <form onSubmit={submit}>
-        <p>
-          A lock cuts every connection going through this proxy{node.clientCodes.length > 1 ? `, for every client it serves (${node.clientCodes.join(', ')})` : ''}: the {node.desktops.length} Windows server
-          {node.desktops.length === 1 ? '' : 's'} it serves cannot be reached until it is unlocked or the lock expires.
-        </p>
-        <label>
-          Duration
-          <select name="duration" value={duration} onChange={(e) => setDuration(e.target.value)}>
-            {DURATIONS.map((d) => (
-              <option key={d.v} value={d.v}>
-                {d.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Message (shown to the people cut off)
-          <textarea name="message" maxLength={200} value={message} onChange={(e) => setMessage(e.target.value)} />
-          <span className="hint">{200 - message.length} characters left</span>
-        </label>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" className="danger" busy={a.busy}>
-            Lock
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog title={`Lock ${node.hostname}`} onClose={onClose} onSubmit={submit} busy={a.busy} error={a.error} submit="Lock" danger>
+      <p>
+        A lock cuts every connection going through this proxy{node.clientCodes.length > 1 ? `, for every client it serves (${node.clientCodes.join(', ')})` : ''}: the {node.desktops.length} Windows server
+        {node.desktops.length === 1 ? '' : 's'} it serves cannot be reached until it is unlocked or the lock expires.
+      </p>
+      <label>
+        Duration
+        <select name="duration" value={duration} onChange={(e) => setDuration(e.target.value)}>
+          {DURATIONS.map((d) => (
+            <option key={d.v} value={d.v}>
+              {d.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Message (shown to the people cut off)
+        <textarea name="message" maxLength={200} value={message} onChange={(e) => setMessage(e.target.value)} />
+        <span className="hint">{200 - message.length} characters left</span>
+      </label>
+    </FormDialog>
   );
 }
 
 function UnlockDialog({ node, onClose, onDone }: { node: NodeDetail; onClose: () => void; onDone: (removed: number) => void }) {
   const a = useAction();
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     const r = await a.run(() => post<{ removed: string[] }>(`/api/nodes/${encodeURIComponent(node.id)}/unlock`));
     if (r) onDone(r.removed?.length ?? 0);
   };
   return (
-    <Modal title={`Unlock ${node.hostname}`} onClose={onClose}>
-      <form onSubmit={submit}>
-        <p>Every active lock on this proxy is removed ({node.locks.length}); connections through it work again.</p>
-        <ErrorText error={a.error} />
-        <div className="actions">
-          <Busy type="submit" busy={a.busy}>
-            Unlock
-          </Busy>
-          <button type="button" className="secondary" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog title={`Unlock ${node.hostname}`} onClose={onClose} onSubmit={submit} busy={a.busy} error={a.error} submit="Unlock">
+      <p>Every active lock on this proxy is removed ({node.locks.length}); connections through it work again.</p>
+    </FormDialog>
   );
 }
