@@ -308,6 +308,27 @@ grant_rights() { # the technical accounts' delegations, as inheritable object AC
   printf '%s\n' "$WRITE_MODEL" > "$DATA/write-rights"
 }
 
+# BitLocker (issue 33): recovery objects (msFVE-RecoveryInformation, in Samba's base schema) and
+# the rights on them. svc-bitlocker alone reads msFVE-RecoveryPassword (RP + Control Access: the
+# attribute is confidential, searchFlags 664); svc-hdc-read reads the objects' other attributes
+# (key id, volume, date) for the console's list, never the password (no Control Access). Granted on
+# OU=Managed and OU=Branch after OU=NoLapsRights was protected: nothing reaches that OU, whose
+# recovery object no account of hdc can read (the directory is the last check). An existing
+# directory gains all of it at the next ensure (marker $DATA/bitlocker).
+BITLOCKER_LAYOUT=1
+ensure_bitlocker() {
+  [ "$(cat "$DATA/bitlocker" 2>/dev/null)" = "$BITLOCKER_LAYOUT" ] && return 0
+  say "dc1: BitLocker account, recovery objects and rights"
+  node "$HERE/seed.mjs" bitlocker
+  lookup_guids msFVE-RecoveryInformation msFVE-RecoveryPassword
+  lookup_sids svc-bitlocker svc-hdc-read
+  local B=${SID[svc-bitlocker]} R=${SID[svc-hdc-read]} F=${GUID[msFVE-RecoveryInformation]}
+  local aces="(OA;CIIO;RPLCLORC;;$F;$B)(OA;CIIO;RPCR;${GUID[msFVE-RecoveryPassword]};$F;$B)(OA;CIIO;RPLCLORC;;$F;$R)"
+  dsacl "OU=Managed,$BASE" "$aces"
+  dsacl "OU=Branch,$BASE" "$aces"
+  printf '%s\n' "$BITLOCKER_LAYOUT" > "$DATA/bitlocker"
+}
+
 provision() {
   say "provisioning a new directory in $DATA"
   stop_dc dc2 dc1 >/dev/null
@@ -338,6 +359,8 @@ provision() {
   node "$HERE/seed.mjs" provision
   say "dc1: rights of svc-hdc-write, svc-hdc-reset, svc-laps (samba-tool dsacl)"
   grant_rights
+  rm -f "$DATA/bitlocker"
+  ensure_bitlocker
 
   say "dc2: samba-tool domain join (127.0.0.2)"
   run dc2-join ns samba-tool domain join "$DNSDOMAIN" DC --server=127.0.0.1 -U "$NETBIOS\\Administrator%$ADMIN_PW" \
@@ -382,6 +405,7 @@ ensure() {
     start_dc dc1; start_dc dc2
     wait_ready dc1 dc2
     grant_write_model
+    ensure_bitlocker
     node "$HERE/seed.mjs" describe
     say "ready: dc1 ldaps://127.0.0.1:636, dc2 ldaps://127.0.0.2:636, seed $DATA/seed.json"
   else

@@ -5,6 +5,8 @@
 //   node seed.mjs describe     read every seeded object back from the directory (DN, objectGUID,
 //                              objectSid, memberships, state) and write local/.data/directory/seed.json
 //   node seed.mjs replication  a change written on each DC must become visible on the other
+//   node seed.mjs bitlocker    the BitLocker account and recovery objects alone (idempotent: an
+//                              existing directory gains them at the next dc.sh ensure)
 // Run by dc.sh, which sets HDC_DIRECTORY_ADMIN_PASSWORD. The technical accounts' rights are set by
 // dc.sh (samba-tool dsacl), after 'provision'.
 import { Attribute, Change } from 'ldapts';
@@ -92,6 +94,7 @@ const TECHNICAL = [
   { key: 'write', username: 'svc-hdc-write', password: 'Service-Pw!3002', note: 'write account: WP on group member and on user description, displayName, givenName, sn, mail, telephoneNumber, userAccountControl, lockoutTime in OU=Managed and OU=Branch (inherited)' },
   { key: 'reset', username: 'svc-hdc-reset', password: 'Service-Pw!3003', note: 'password-reset account: Reset Password extended right and WP on lockoutTime, pwdLastSet of users in OU=Managed and OU=Branch (inherited)' },
   { key: 'laps', username: 'svc-laps', password: 'Service-Pw!3004', note: 'LAPS account: a plain user in no admin group; RP+CR on msLAPS-Password and ms-Mcs-AdmPwd, WP on both expiration times, on computers in OU=Managed and OU=Branch; only RP in OU=NoLapsRights; nothing on msLAPS-EncryptedPassword' },
+  { key: 'bitlocker', username: 'svc-bitlocker', password: 'Service-Pw!3005', note: 'BitLocker account: a plain user in no admin group; read + Control Access on msFVE-RecoveryPassword of msFVE-RecoveryInformation objects in OU=Managed and OU=Branch (not OU=NoLapsRights, whose DACL is protected); the only account that reads a recovery password' },
 ];
 
 const UAC = { ACCOUNTDISABLE: 0x2, NORMAL_ACCOUNT: 0x200, WORKSTATION_TRUST_ACCOUNT: 0x1000, SERVER_TRUST_ACCOUNT: 0x2000, DONT_EXPIRE_PASSWORD: 0x10000, TRUSTED_FOR_DELEGATION: 0x80000, TRUSTED_TO_AUTH_FOR_DELEGATION: 0x1000000, PARTIAL_SECRETS_ACCOUNT: 0x4000000 };
@@ -145,6 +148,73 @@ function fakeEncryptedLaps(name) {
   head.writeUInt32LE(Number(ft & 0xffffffffn), 4);
   head.writeUInt32LE(blob.length, 8);
   return Buffer.concat([head, blob]);
+}
+
+// BitLocker recovery information (msFVE-RecoveryInformation objects below the computer, as Windows
+// writes them): CN '<date>{<recovery GUID>}', msFVE-RecoveryGuid, msFVE-VolumeGuid and the
+// 48-digit recovery password (8 groups of 6 digits, each group a multiple of 11, as BitLocker's).
+// [computer, how many entries]: computers not listed have none (WS-STD-04, WS-STD-02, ...).
+const BITLOCKER = [['WS-STD-01', 2], ['WS-STD-05', 1], ['WS-BR-01', 1], ['WS-VIP-01', 1], ['SRV-NORIGHTS-01', 1], ['SRV-T0-01', 1], ['WS-SENS-DIRECT', 1], ['WS-OTHER-01', 1]];
+const hashOf = (s) => crypto.createHash('sha256').update(s).digest();
+/** A deterministic GUID string (upper case, as BitLocker shows key ids) from a label. */
+const guidFrom = (label) => {
+  const h = hashOf(label).toString('hex').toUpperCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-A${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+/** The GUID string -> its 16 bytes as the directory stores them (first three groups little-endian). */
+const guidBytes = (g) => {
+  const h = g.replace(/-/g, '');
+  const le = (x) => x.match(/../g).reverse().join('');
+  return Buffer.from(le(h.slice(0, 8)) + le(h.slice(8, 12)) + le(h.slice(12, 16)) + h.slice(16), 'hex');
+};
+const recoveryPassword = (label) => {
+  const h = hashOf(`bitlocker-password/${label}`);
+  return Array.from({ length: 8 }, (_, i) => String((h.readUInt16BE(i * 2) % 65536) * 11).padStart(6, '0')).join('-');
+};
+const bitlockerEntries = (name) => {
+  const n = BITLOCKER.find(([c]) => c === name)?.[1] ?? 0;
+  // the first volume (C:) twice on WS-STD-01: an older key and the current one
+  return Array.from({ length: n }, (_, i) => {
+    const keyId = guidFrom(`bitlocker-key/${name}/${i}`);
+    const volumeGuid = guidFrom(`bitlocker-volume/${name}/${name === 'WS-STD-01' ? 0 : i}`);
+    const date = new Date(Date.UTC(2025, 2 + i, 10 + i, 9, 30, 0));
+    const cn = `${date.toISOString().slice(0, 19)}-00:00{${keyId}}`;
+    return { keyId, volumeGuid, date: date.toISOString(), cn, password: recoveryPassword(`${name}/${i}`) };
+  });
+};
+
+async function seedBitlocker(c) {
+  let added = 0;
+  for (const [name] of BITLOCKER) {
+    const pcDef = COMPUTERS.find((x) => x.name === name);
+    for (const e of bitlockerEntries(name)) {
+      const ok = await addOnce(c, `CN=${e.cn},${computerDn(pcDef)}`, {
+        objectClass: ['top', 'msFVE-RecoveryInformation'],
+        'msFVE-RecoveryGuid': guidBytes(e.keyId),
+        'msFVE-VolumeGuid': guidBytes(e.volumeGuid),
+        'msFVE-RecoveryPassword': e.password,
+      });
+      if (ok) added++;
+    }
+  }
+  return added;
+}
+
+/** The BitLocker part alone (an existing directory gains it at the next ensure): the account and the recovery objects. */
+async function bitlocker() {
+  const c = await connect(DCS[0].url, ADMIN_UPN, adminPassword());
+  try {
+    const t = TECHNICAL.find((x) => x.key === 'bitlocker');
+    await addOnce(c, `CN=${t.username},${OU.serviceAccounts}`, {
+      objectClass: ['top', 'person', 'organizationalPerson', 'user'],
+      sAMAccountName: t.username, userPrincipalName: upn(t.username), displayName: t.username, description: t.note,
+      userAccountControl: String(UAC.NORMAL_ACCOUNT | UAC.DONT_EXPIRE_PASSWORD), unicodePwd: unicodePwd(t.password),
+    });
+    const added = await seedBitlocker(c);
+    console.log(`[directory] seed: BitLocker account and ${added} recovery objects added`);
+  } finally {
+    await c.unbind();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -230,6 +300,7 @@ async function provision() {
     }
     await c.modify(computerDn(pcDef), changes);
   }
+  await seedBitlocker(c);
   await lockOut(c);
   await c.unbind();
   console.log(`[directory] seed: ${OUS.length} OUs, ${GROUPS.length} groups, ${USERS.length + TECHNICAL.length} users, ${COMPUTERS.length - 2} computers (${Date.now() - t0} ms)`);
@@ -325,6 +396,7 @@ async function describe() {
       ...(pw.windows || pw.legacy ? { lapsAccount: LAPS_ACCOUNT } : {}),
       ...(pw.windows ? { lapsPassword: pw.windows } : {}),
       ...(pw.legacy ? { lapsLegacyPassword: pw.legacy } : {}),
+      bitlocker: bitlockerEntries(x.name).map(({ keyId, volumeGuid, date, cn, password: recovery }) => ({ keyId, volumeGuid, date, dn: e ? `CN=${cn},${e.dn}` : null, password: recovery })),
     };
   });
   const sensitiveGroups = Object.entries(BUILTIN).map(([name]) => ({ name, ...ids(find(name)) }));
@@ -364,10 +436,10 @@ async function replication() {
   }
 }
 
-const modes = { provision, describe, replication };
+const modes = { provision, describe, replication, bitlocker };
 const mode = process.argv[2];
 if (!modes[mode]) {
-  console.error('usage: node seed.mjs provision|describe|replication');
+  console.error('usage: node seed.mjs provision|describe|replication|bitlocker');
   process.exit(2);
 }
 await modes[mode]().catch((err) => {
