@@ -98,6 +98,8 @@ export const configSchema = z.object({
   Approvals: z.prefault(
     z.object({
       CheckInterval: duration(300).check(z.refine((s: number) => s >= 60 && s % 60 === 0, 'Approvals:CheckInterval must be whole minutes (60, 120, ... seconds)')),
+      // a temporary group membership (groups.members.add.temporary, issue 33): its longest duration, in hours
+      TemporaryMembershipMaxHours: int(8, 1, 168),
     }),
     {},
   ),
