@@ -1,14 +1,14 @@
 import { isConditionFailed, type Store } from '../store';
 import { GENESIS_HASH } from './canonical';
 import { entriesOfLookup, groupLookups, type LookupEntry } from './lookup';
-import { pad, type AuditRow, type Head, type Point, type Signed, type StoredRow } from './rows';
+import { pad, storedBody, type AuditRow, type Head, type Point, type Signed, type StoredRow } from './rows';
 import { AuditSigner } from './signing';
 import type { AuditChainOptions } from './options';
 
 const PAGE = 500;
 /** rows per appendAll: each row brings its lookup items, a transaction holds 100 */
 export const MAX_ROWS_PER_APPEND = 10;
-/** verify reads the chain in segments of this many sequences, several at once (see `chainRows`) */
+/** verify reads the chain in segments of this many sequences, several at once (see `chainSegments`) */
 const VERIFY_SEGMENT_ROWS = 1000;
 const VERIFY_READ_AHEAD = 4;
 
@@ -106,8 +106,9 @@ export class ChainReader {
    * the segments together return every item the one range `fromSeq`..`toSeq` returns, foreign
    * keys between two sequence numbers included: the walk sees exactly what a single read shows.
    * `rangeEnd`: the end of the range the walk is on, when it reads only up to `toSeq` of it.
+   * Yields whole segments: the walk loops over each without an await per row.
    */
-  protected async *chainRows(fromSeq: number, toSeq: number, rangeEnd = toSeq): AsyncGenerator<StoredRow> {
+  protected async *chainSegments(fromSeq: number, toSeq: number, rangeEnd = toSeq): AsyncGenerator<StoredRow[]> {
     if (fromSeq > toSeq) return;
     const readSegment = async (a: number, b: number): Promise<StoredRow[]> => {
       const last = b < rangeEnd ? pad(b + 1) : pad(b);
@@ -141,12 +142,12 @@ export class ChainReader {
     while (inFlight.length) {
       const rows = await inFlight.shift()!;
       schedule();
-      yield* rows;
+      yield rows;
     }
   }
 
   protected toRow(it: StoredRow): AuditRow {
-    return { ...it.body, seq: it.seq, prevHash: it.prevHash, hash: it.hash };
+    return { ...storedBody(it), seq: it.seq, prevHash: it.prevHash, hash: it.hash };
   }
 
   /** Read rows in order (ascending) or newest first. */
@@ -156,8 +157,13 @@ export class ChainReader {
 
   /** One row by sequence number, as stored. */
   async row(seq: number): Promise<AuditRow | undefined> {
+    const it = await this.storedRow(seq);
+    return it ? this.toRow(it) : undefined;
+  }
+
+  protected async storedRow(seq: number): Promise<StoredRow | undefined> {
     const { Item } = await this.store.get({ Key: { pk: this.pk, sk: pad(seq) }, ConsistentRead: true });
-    return Item ? this.toRow(Item as StoredRow) : undefined;
+    return Item as StoredRow | undefined;
   }
 
   /** The chain's extent: sequences after `anchorSeq` through `headSeq` exist (unless tampered). */

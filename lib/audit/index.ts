@@ -4,7 +4,7 @@ import { cancellationReasons, isConditionFailed, type CancellationReason, type S
 import { canonicalJson, chainHashOfText } from './canonical';
 import { MAX_ROWS_PER_APPEND } from './chain-reader';
 import { lookupFacts } from './lookup';
-import { pad, scrubDetails, type AuditActor, type AuditInput, type AuditRow, type Head, type StoredRow } from './rows';
+import { pad, scrubDetails, storedBody, type AuditActor, type AuditInput, type AuditRow, type Head, type StoredRow } from './rows';
 import { VerifiedChain } from './verification';
 
 // The tamper-evident audit log: one hash chain per application ('console', 'fleet').
@@ -192,8 +192,8 @@ export class AuditChain extends VerifiedChain {
       items.push({
         Put: {
           TableName: this.store.tableName,
-          // stored exactly as hashed, keys in canonical order (which lets verify re-serialize it fast)
-          Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, body: JSON.parse(text), prevHash: before.hash, hash, ...lk },
+          // stored as the very text hashed: verify hashes what it reads (see `storedText`)
+          Item: { pk: this.pk, sk: pad(seq), _et: 'AuditRow', seq, bodyText: text, prevHash: before.hash, hash, ...lk },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });
@@ -246,7 +246,7 @@ export class AuditChain extends VerifiedChain {
     const doomed: StoredRow[] = [];
     const { anchorSeq } = await this.extent();
     for await (const it of this.stored(anchorSeq + 1, 999_999_999_999)) {
-      if (it.body.at >= cutoff) break;
+      if (storedBody(it).at >= cutoff) break;
       doomed.push(it);
     }
     if (doomed.length === 0) return 0;
@@ -261,7 +261,7 @@ export class AuditChain extends VerifiedChain {
       groups.set(first, [...(groups.get(first) ?? []), it]);
     }
     for (const group of groups.values()) {
-      const lookups = this.lookupItems(group.map((it) => ({ seq: it.seq, f: lookupFacts(it.body) })));
+      const lookups = this.lookupItems(group.map((it) => ({ seq: it.seq, f: lookupFacts(storedBody(it)) })));
       const keys = [...group.map((it) => ({ pk: this.pk, sk: pad(it.seq) })), ...lookups.map(({ pk, sk }) => ({ pk, sk }))];
       await this.store.transactWrite(keys.map((Key) => ({ Delete: { TableName: this.store.tableName, Key } })));
     }

@@ -1,3 +1,4 @@
+import { canonicalJson } from './canonical';
 // The audit row's shapes, as appended and as stored (lib/audit/index.ts explains the chain).
 
 export type AuditOutcome = 'success' | 'failure' | 'denied' | 'error' | 'unknown' | string;
@@ -50,16 +51,46 @@ export interface Point {
 export interface Head extends Point {
   at: string;
 }
+export type RowBody = AuditInput & { at: string; id: string; seq: number };
 export interface StoredRow {
   pk: string;
   sk: string;
   seq: number;
-  body: AuditInput & { at: string; id: string; seq: number };
+  /** the body exactly as hashed (canonical JSON): rows written since the text format */
+  bodyText?: string;
+  /** the body as an object: rows written before it (read only when `bodyText` is absent) */
+  body?: RowBody;
   prevHash: string;
   hash: string;
   /** the first of the rows appended with this one (they share lookup items); absent: alone */
   lk?: number;
 }
 
+
+/**
+ * The text a stored row's hash covers. Rows are stored as that text: verify hashes what it read,
+ * with no parse and no re-serialization (older rows hold an object, serialized again here).
+ */
+export function storedText(it: StoredRow): string {
+  return it.bodyText ?? canonicalJson(it.body);
+}
+
+/** A stored row's body: parsed from the very text that is hashed, so what is shown is what is verified. */
+export function storedBody(it: StoredRow): RowBody {
+  return it.bodyText !== undefined ? (JSON.parse(it.bodyText) as RowBody) : it.body!;
+}
+
+/**
+ * Whether canonical body text names `seq` as its own sequence number. Inside JSON strings quotes are
+ * escaped, so `"seq":` there is always a key; the top-level one is the last but the target's
+ * (keys are sorted: `target` and `ticket` follow `seq`, and a target has no `seq`).
+ */
+export function textNamesSeq(text: string, seq: number): boolean {
+  const at = text.lastIndexOf('"seq":');
+  if (at < 0) return false;
+  const digits = String(seq);
+  const end = at + 6 + digits.length;
+  return text.startsWith(digits, at + 6) && (text[end] === ',' || text[end] === '}');
+}
 
 export type Signed<T> = { value: T; valid: boolean } | undefined;

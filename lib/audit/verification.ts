@@ -1,7 +1,7 @@
 import { logger } from '../log';
-import { chainHash } from './canonical';
+import { chainHashOfText } from './canonical';
 import { ChainReader } from './chain-reader';
-import { pad, type Point } from './rows';
+import { pad, storedText, textNamesSeq, type Point } from './rows';
 
 // Verification of a chain: the walk that re-hashes rows, the incremental check of each poll with
 // its rolling sample, and the resumable background full walk (lib/audit/index.ts explains why).
@@ -81,21 +81,24 @@ export class VerifiedChain extends ChainReader {
     if (untilSeq <= start.seq) return { ok: true, last: start, checked, complete: true };
     // a walk bounded by rows reads no further than it may walk
     const readUntil = limits.maxRows !== undefined ? Math.min(untilSeq, start.seq + limits.maxRows) : untilSeq;
-    for await (const it of this.chainRows(start.seq + 1, readUntil, untilSeq)) {
-      if (it.sk !== pad(expected) || it.seq !== expected || it.body?.seq !== expected) {
-        return { ok: false, checked, firstBadSeq: expected, problem: it.seq > expected && it.sk > pad(expected) ? 'missing_row' : 'link_broken' };
+    for await (const segment of this.chainSegments(start.seq + 1, readUntil, untilSeq)) {
+      for (const it of segment) {
+        const text = storedText(it);
+        if (it.sk !== pad(expected) || it.seq !== expected || !textNamesSeq(text, expected)) {
+          return { ok: false, checked, firstBadSeq: expected, problem: it.seq > expected && it.sk > pad(expected) ? 'missing_row' : 'link_broken' };
+        }
+        if (it.prevHash !== prev) return { ok: false, checked, firstBadSeq: expected, problem: 'link_broken' };
+        const hash = chainHashOfText(prev, text);
+        if (hash !== it.hash) return { ok: false, checked, firstBadSeq: expected, problem: 'hash_mismatch' };
+        if (limits.expect && limits.expect.seq === expected && limits.expect.hash !== hash) return { ok: false, checked, firstBadSeq: expected, problem: 'checkpoint_mismatch' };
+        prev = hash;
+        checked++;
+        if (expected === untilSeq) return { ok: true, last: { seq: expected, hash }, checked, complete: true };
+        if ((limits.maxRows !== undefined && checked >= limits.maxRows) || (limits.deadline !== undefined && this.now() >= limits.deadline)) {
+          return { ok: true, last: { seq: expected, hash }, checked, complete: false };
+        }
+        expected++;
       }
-      if (it.prevHash !== prev) return { ok: false, checked, firstBadSeq: expected, problem: 'link_broken' };
-      const hash = chainHash(prev, it.body);
-      if (hash !== it.hash) return { ok: false, checked, firstBadSeq: expected, problem: 'hash_mismatch' };
-      if (limits.expect && limits.expect.seq === expected && limits.expect.hash !== hash) return { ok: false, checked, firstBadSeq: expected, problem: 'checkpoint_mismatch' };
-      prev = hash;
-      checked++;
-      if (expected === untilSeq) return { ok: true, last: { seq: expected, hash }, checked, complete: true };
-      if ((limits.maxRows !== undefined && checked >= limits.maxRows) || (limits.deadline !== undefined && this.now() >= limits.deadline)) {
-        return { ok: true, last: { seq: expected, hash }, checked, complete: false };
-      }
-      expected++;
     }
     // the rows up to the signed end are gone: the newest rows were deleted
     return { ok: false, checked, firstBadSeq: expected, problem: 'head_mismatch' };
@@ -165,11 +168,10 @@ export class VerifiedChain extends ChainReader {
     if (cp && cp.seq > anchor.seq) {
       if (cp.seq > head.seq) return fail(0, head.seq + 1, 'head_mismatch', head.seq, cp.seq);
       // the checkpoint row itself, re-hashed from what is stored now (not its stored hash)
-      const it = await this.row(cp.seq);
+      const it = await this.storedRow(cp.seq);
       if (!it) return fail(0, cp.seq, 'missing_row', head.seq, cp.seq);
-      const { prevHash, hash, ...body } = it;
-      if (chainHash(prevHash, body) !== hash) return fail(0, cp.seq, 'hash_mismatch', head.seq, cp.seq);
-      if (hash !== cp.hash) return fail(0, cp.seq, 'checkpoint_mismatch', head.seq, cp.seq);
+      if (chainHashOfText(it.prevHash, storedText(it)) !== it.hash) return fail(0, cp.seq, 'hash_mismatch', head.seq, cp.seq);
+      if (it.hash !== cp.hash) return fail(0, cp.seq, 'checkpoint_mismatch', head.seq, cp.seq);
       checked++;
       start = cp;
     }

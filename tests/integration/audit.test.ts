@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AuditChain, type AuditChainOptions } from '../../lib/audit';
-import { chainHash } from '../../lib/audit/canonical';
+import { canonicalJson, chainHash } from '../../lib/audit/canonical';
+import { storedBody, type StoredRow } from '../../lib/audit/rows';
 import { queryAudit, MAX_EXAMINED } from '../../lib/audit/query';
 import { loadMasterKey } from '../../lib/crypto/master-key';
 import { consoleEnvironment } from '../../functions/admin/cli';
@@ -20,10 +21,14 @@ const metaKey = (chain: AuditChain, sk: string) => ({ pk: `AUDITMETA#${chain.cha
 const getItem = async (key: Record<string, string>) => (await store.get({ Key: key })).Item!;
 const getRow = (chain: AuditChain, seq: number) => getItem(rowKey(chain, seq));
 const putRow = (item: Record<string, unknown>) => store.put({ Item: item });
+/** A stored row's body, and the row with another body in its stored text (as an attacker would write it). */
+const bodyOf = (row: Record<string, any>) => storedBody(row as StoredRow);
+const withBody = (row: Record<string, any>, body: unknown) => ({ ...row, bodyText: canonicalJson(body) });
 /** An attacker with write access to the table only: edits a row's details, hash left as it was. */
 const editDetails = async (chain: AuditChain, seq: number) => {
   const row = await getRow(chain, seq);
-  await putRow({ ...row, body: { ...row.body, details: { ...row.body.details, tampered: true } } });
+  const body = bodyOf(row);
+  await putRow(withBody(row, { ...body, details: { ...body.details, tampered: true } }));
   return row;
 };
 
@@ -59,7 +64,7 @@ describe('the audit hash chain', () => {
   it('detects a changed row', async () => {
     const chain = await freshChain(5);
     const row = await getRow(chain, 3);
-    await putRow({ ...row, body: { ...row.body, outcome: 'failure' } });
+    await putRow(withBody(row, { ...bodyOf(row), outcome: 'failure' }));
     expect(await chain.verify()).toMatchObject({ ok: false, firstBadSeq: 3, problem: 'hash_mismatch' });
   });
 
@@ -152,9 +157,9 @@ describe('incremental verification from the signed checkpoint (the fleet status 
     let prev = (await getRow(chain, 2)).hash;
     for (let seq = 3; seq <= 6; seq++) {
       const row = await getRow(chain, seq);
-      const body = { ...row.body, outcome: 'failure' };
+      const body = { ...bodyOf(row), outcome: 'failure' };
       const hash = chainHash(prev, body);
-      await putRow({ ...row, body, prevHash: prev, hash });
+      await putRow({ ...withBody(row, body), prevHash: prev, hash });
       prev = hash;
     }
     const head = await getItem(metaKey(chain, 'HEAD'));
@@ -174,8 +179,8 @@ describe('incremental verification from the signed checkpoint (the fleet status 
     await putRow(cp);
     expect((await chain.verify('incremental')).ok).toBe(true);
     const r4 = await getRow(chain, 4);
-    const body = { ...r4.body, seq: 5, event: 'inserted' };
-    await putRow({ ...r4, sk: pad(5), seq: 5, body, prevHash: r4.hash, hash: chainHash(r4.hash, body) });
+    const body = { ...bodyOf(r4), seq: 5, event: 'inserted' };
+    await putRow({ ...withBody(r4, body), sk: pad(5), seq: 5, prevHash: r4.hash, hash: chainHash(r4.hash, body) });
     expect(await chain.verify('incremental')).toMatchObject({ ok: false, firstBadSeq: 5, problem: 'head_mismatch' });
   });
 

@@ -1,6 +1,8 @@
 import { consoleEnvironment, runAdminCommand } from '../../functions/admin/cli';
 import { ConsoleClient } from '../../local/console-client';
 import { createSession, loadSession, updateSession } from '../../lib/auth/sessions';
+import { canonicalJson } from '../../lib/audit/canonical';
+import { storedBody, type StoredRow } from '../../lib/audit/rows';
 import { auditMark, auditSince, account, newClient, stack, store } from '../support/stack';
 
 const env = { ...process.env, ...consoleEnvironment(stack) };
@@ -54,7 +56,8 @@ describe('tamper evidence in the fleet status (issue 8)', () => {
     const target = Math.max(2, Math.floor(mark / 3)); // an old row, well behind the checkpoint
     const original = (await store.get({ Key: rowKey(target) })).Item!;
     try {
-      await store.put({ Item: { ...original, body: { ...original.body, details: { ...original.body.details, edited: true } } } });
+      const body = storedBody(original as StoredRow);
+      await store.put({ Item: { ...original, bodyText: canonicalJson({ ...body, details: { ...body.details, edited: true } }) } });
       // the guarantee (docs/decisions.md): at the next poll while the chain holds fewer rows than
       // one sample slice (2000), otherwise within ceil(N / 2000) polls
       const bound = Math.ceil(mark / 2000);

@@ -2,6 +2,7 @@ import { AuditChain } from '../../lib/audit';
 import { accountSubject, admitSignIn, admitStepUp, type SignInLimits } from '../../lib/auth/rate-limit';
 import { satisfies } from '../../lib/auth/stepup';
 import { admit, countInWindow, giveBack, takeFromWindows, type WindowEntry, type WindowSpec } from '../../lib/store/window';
+import { storedBody } from '../../lib/audit/rows';
 import { memoryStore, observe } from '../support/memory-store';
 
 // The sliding-window primitive (DESIGN decision 12) and the sign-in limits built on it. The
@@ -261,7 +262,7 @@ describe('a window taken together with the link nonce (one write)', () => {
     expect([...store.items.keys()].filter((key) => /^(LINKNONCE|AUDIT)/.test(key))).toEqual([]);
     expect(await takeFromWindows(store, [spec], { along: () => withRow('new') })).toMatchObject({ admitted: true });
     expect(await countInWindow(store, spec)).toBe(1);
-    expect(store.items.get('AUDIT#pin-test\u0000' + '1'.padStart(12, '0'))?.body).toMatchObject({ event: 'laps.read', outcome: 'admitted', seq: 1 });
+    expect(storedBody(store.items.get('AUDIT#pin-test\u0000' + '1'.padStart(12, '0')))).toMatchObject({ event: 'laps.read', outcome: 'admitted', seq: 1 });
   });
 
   it('an audit append written along: a head another writer moved is learnt and tried again, the row lands once at the next sequence', async () => {
@@ -281,7 +282,7 @@ describe('a window taken together with the link nonce (one write)', () => {
     });
     expect(taken).toMatchObject({ admitted: true });
     expect(drafts).toBe(2);
-    const rows = [...store.items.values()].filter((it) => it.pk === 'AUDIT#race-test').map((it) => [it.seq, it.body.event]).sort();
+    const rows = [...store.items.values()].filter((it) => it.pk === 'AUDIT#race-test').map((it) => [it.seq, storedBody(it).event]).sort();
     expect(rows).toEqual([
       [1, 'first'],
       [2, 'other'],

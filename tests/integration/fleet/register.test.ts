@@ -1,3 +1,5 @@
+import { canonicalJson } from '../../../lib/audit/canonical';
+import { storedBody, type StoredRow } from '../../../lib/audit/rows';
 import { adminAuth, auditRowOf, auditRows, call, personaHeaders, fleetStore, stack } from './support';
 
 // Clients, consoles, technician assignments and the fleet audit chain.
@@ -103,10 +105,10 @@ describe('audit', () => {
     const withClient = rows.find((r) => r.client);
     const key = { pk: 'AUDIT#fleet', sk: String(withClient.seq).padStart(12, '0') };
     const { Item } = await store.get({ Key: key });
-    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
     try {
-      for (const tampered of [{ ...Item!.body, client: 'other' }, (({ client, ...rest }) => rest)(Item!.body)]) {
-        await store.put({ Item: { ...Item, body: tampered } });
+      const body = storedBody(Item as StoredRow);
+      for (const tampered of [{ ...body, client: 'other' }, (({ client, ...rest }) => rest)(body)]) {
+        await store.put({ Item: { ...Item, bodyText: canonicalJson(tampered) } });
         expect((await call('GET', '/api/audit/verify', admin)).body).toMatchObject({ ok: false, firstBadSeq: withClient.seq, problem: 'hash_mismatch' });
       }
     } finally {
