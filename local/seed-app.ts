@@ -21,7 +21,7 @@ export interface DirectorySeed {
   caFile: string;
   dcs: Array<{ name: string; host: string; url: string }>;
   admin: { upn: string; password: string };
-  technicalAccounts: Record<'read' | 'write' | 'reset' | 'laps', { upn: string; password: string; dn: string }>;
+  technicalAccounts: Record<'read' | 'write' | 'reset' | 'laps' | 'bitlocker', { upn: string; password: string; dn: string }>;
   managedOus: string[];
   tier0Ous: string[];
   unmanagedOus: string[];
@@ -43,7 +43,7 @@ const ROLES: Array<{ id: string; name: string; permissions: Permission[] }> = [
   {
     id: 'helpdesk',
     name: 'Helpdesk',
-    permissions: ['computers.read', 'computers.laps.read', 'computers.laps.expire', 'users.read', 'groups.read', 'users.unlock', 'users.password.reset'],
+    permissions: ['computers.read', 'computers.laps.read', 'computers.laps.expire', 'computers.bitlocker.read', 'users.read', 'groups.read', 'users.unlock', 'users.password.reset'],
   },
   { id: 'auditor', name: 'Auditor', permissions: ['audit.read', 'users.read', 'groups.read', 'computers.read'] },
   {

@@ -96,7 +96,7 @@ const PROFILE_CONFIG: Record<'dev' | 'test', Record<string, string>> = {
 
 /** The caller's environment without anything of the password service's (the console must never hold it). */
 function withoutServiceSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^HDC_(LOCAL_)?(LAPS|RESET)_|^HDC_PWD_/.test(k)));
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^HDC_(LOCAL_)?(LAPS|RESET|BITLOCKER)_|^HDC_PWD_/.test(k)));
 }
 
 export const stackFile = (profile: 'dev' | 'test') => path.join(RUN_DIR, profile === 'dev' ? 'stack.json' : 'stack.test.json');
@@ -144,6 +144,9 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
   // the reset account's password, the same way (password service only)
   const resetFile = path.join(DATA_DIR, 'secrets/reset.password');
   fs.writeFileSync(resetFile, directory.technicalAccounts.reset.password, { mode: 0o600 });
+  // the BitLocker account's password (issue 33): its own file, password service only
+  const bitlockerFile = path.join(DATA_DIR, 'secrets/bitlocker.password');
+  fs.writeFileSync(bitlockerFile, directory.technicalAccounts.bitlocker.password, { mode: 0o600 });
 
   await buildWeb();
   const storeKind = process.env.HDC_STORE === 'dynamodb' ? 'dynamodb' : 'sqlite';
@@ -190,6 +193,8 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     HDC_LAPS_PASSWORD_FILE: lapsFile,
     HDC_RESET_UPN: directory.technicalAccounts.reset.upn,
     HDC_RESET_PASSWORD_FILE: resetFile,
+    HDC_BITLOCKER_UPN: directory.technicalAccounts.bitlocker.upn,
+    HDC_BITLOCKER_PASSWORD_FILE: bitlockerFile,
     HDC_PWD_DOMAIN: directory.domain,
     ...stores.passwordService,
   };

@@ -3,6 +3,7 @@ export const PERMISSIONS = [
   'computers.read',
   'computers.laps.read',
   'computers.laps.expire',
+  'computers.bitlocker.read',
   'vip.manage',
   'users.read',
   'groups.read',

@@ -44,6 +44,7 @@ export const roleSchema = z.object({
 export const REQUIRES: Partial<Record<Permission, Permission>> = {
   'computers.laps.read': 'computers.read',
   'computers.laps.expire': 'computers.read',
+  'computers.bitlocker.read': 'computers.read',
   'users.move': 'users.read',
   'users.rename': 'users.read',
   'users.rename.login': 'users.rename',

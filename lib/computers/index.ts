@@ -54,9 +54,10 @@ export async function getComputer(ctx: DecisionContext, actor: Actor, guid: stri
   const d = await decideOnComputer(ctx, actor, 'computers.read', guid, { audit: true, correlationId });
   if (!d.allowed) throw notFound();
   // without the helpdesk (Helpdesk:Enabled=false) the LAPS routes do not exist: no hint offers them
-  const hint = async (action: 'computers.laps.read' | 'computers.laps.expire') =>
+  const hint = async (action: 'computers.laps.read' | 'computers.laps.expire' | 'computers.bitlocker.read') =>
     ctx.rt.config.Helpdesk.Enabled && (await decideOnComputer(ctx, actor, action, guid, { audit: false, correlationId })).allowed;
-  return { ...computerView(d.target, d.cls.kind === 'vip'), actions: { revealLaps: await hint('computers.laps.read'), expireLaps: await hint('computers.laps.expire') } };
+  const [revealLaps, expireLaps, revealBitlocker] = await Promise.all([hint('computers.laps.read'), hint('computers.laps.expire'), hint('computers.bitlocker.read')]);
+  return { ...computerView(d.target, d.cls.kind === 'vip'), actions: { revealLaps, expireLaps, revealBitlocker } };
 }
 
 export const searchQuerySchema = scopeQuerySchema;

@@ -88,9 +88,13 @@ export const configSchema = z.object({
   PasswordService: z.prefault(
     z.object({
       LapsIdentity: z.prefault(z.object({ Upn: z.optional(z.string()), PasswordFile: z.optional(z.string()) }), {}),
+      // the BitLocker account (issue 33): its own identity, rate limit and window
+      BitlockerIdentity: z.prefault(z.object({ Upn: z.optional(z.string()), PasswordFile: z.optional(z.string()) }), {}),
       Domain: z.optional(z.string()),
       MaxLapsReadsPerTarget: int(5, 1, 1000),
       RateWindow: duration(600),
+      MaxBitlockerReadsPerTarget: int(5, 1, 1000),
+      BitlockerRateWindow: duration(600),
     }),
     {},
   ),
@@ -185,6 +189,8 @@ export type Config = z.output<typeof configSchema>;
 export const NAMED_ENV: Record<string, string> = {
   HDC_LAPS_UPN: 'PasswordService:LapsIdentity:Upn',
   HDC_LAPS_PASSWORD_FILE: 'PasswordService:LapsIdentity:PasswordFile',
+  HDC_BITLOCKER_UPN: 'PasswordService:BitlockerIdentity:Upn',
+  HDC_BITLOCKER_PASSWORD_FILE: 'PasswordService:BitlockerIdentity:PasswordFile',
   HDC_PWD_DOMAIN: 'PasswordService:Domain',
   HDC_ENVIRONMENT: 'Hosting:Environment',
 };

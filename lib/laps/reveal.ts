@@ -11,7 +11,7 @@ import { logger } from '../log';
 import { loadLinkKey, openPassword } from '../password-service/link';
 import { callPasswordService } from '../password-service/console-side/client';
 import { processEnvironment } from '../config/environment';
-import type { LapsOperation, LapsPayload } from '../password-service/link';
+import type { BitlockerPayload, LapsOperation, LapsPayload } from '../password-service/link';
 import type { ConsoleDecisionContext } from '../runtime';
 
 export const lapsRequestSchema = z.object({
@@ -31,12 +31,20 @@ const SERVICE_CODES: Record<string, [number, string]> = {
   trust_not_pinned: [503, 'trust_not_pinned'],
   // the service's own checks disagree with the console's decision: answer like an unknown computer
   not_found: [404, 'not_found'],
+  // BitLocker (issue 33): a key id the BitLocker account cannot see answers like an unknown one
+  bitlocker_key_not_found: [404, 'not_found'],
+  bitlocker_no_password: [409, 'bitlocker_no_password'],
+  bitlocker_not_configured: [503, 'bitlocker_not_configured'],
   not_managed: [404, 'not_found'],
   not_manageable: [404, 'not_found'],
   vip_not_allowed: [404, 'not_found'],
 };
 
-const eventOf = (op: LapsOperation) => (op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire');
+/** The computer-secret operations of the password service: LAPS reveal and expiry, BitLocker reveal (issue 33). */
+export type SecretOperation = LapsOperation | 'bitlocker.read';
+const ACTION_OF = { 'laps.read': 'computers.laps.read', 'laps.expire': 'computers.laps.expire', 'bitlocker.read': 'computers.bitlocker.read' } as const;
+/** The audit event is the permission's code. */
+const eventOf = (op: SecretOperation) => ACTION_OF[op];
 const MAX_AUDITED_ID = 200;
 
 /**
@@ -45,7 +53,7 @@ const MAX_AUDITED_ID = 200;
  * computer and the ticket as sent, so every refused reveal or expiry is found on the computer.
  */
 export const lapsRefusalAudit =
-  (op: LapsOperation) =>
+  (op: SecretOperation) =>
   (req: { params: Record<string, string>; body: unknown }): { event: string; target: { id: string; kind: string }; ticket?: string } => {
     const ticket = (req.body as { ticket?: unknown } | undefined)?.ticket;
     return {
@@ -65,16 +73,28 @@ export const lapsRefusalAudit =
  */
 export async function lapsAction(ctx: ConsoleDecisionContext, actor: Actor, session: Session, op: 'laps.read', guid: string, body: z.infer<typeof lapsRequestSchema>, correlationId: string): Promise<LapsPayload>;
 export async function lapsAction(ctx: ConsoleDecisionContext, actor: Actor, session: Session, op: 'laps.expire', guid: string, body: z.infer<typeof lapsRequestSchema>, correlationId: string): Promise<{ expired: true }>;
+/** The BitLocker reveal (issue 33): the same chain, one recovery entry by its key id, the BitLocker account on the service's side. */
 export async function lapsAction(
   ctx: ConsoleDecisionContext,
   actor: Actor,
   session: Session,
-  op: LapsOperation,
+  op: 'bitlocker.read',
   guid: string,
   body: z.infer<typeof lapsRequestSchema>,
   correlationId: string,
-): Promise<LapsPayload | { expired: true }> {
-  const action = op === 'laps.read' ? 'computers.laps.read' : 'computers.laps.expire';
+  keyId: string,
+): Promise<BitlockerPayload>;
+export async function lapsAction(
+  ctx: ConsoleDecisionContext,
+  actor: Actor,
+  session: Session,
+  op: SecretOperation,
+  guid: string,
+  body: z.infer<typeof lapsRequestSchema>,
+  correlationId: string,
+  keyId?: string,
+): Promise<LapsPayload | BitlockerPayload | { expired: true }> {
+  const action = ACTION_OF[op];
   const event = eventOf(op);
   // the decision's row, once decided, goes with the attempt's next row in one append (one write)
   let decisionRow: AuditInput | undefined;
@@ -97,6 +117,8 @@ export async function lapsAction(
     return e;
   };
   if (!isGuid(guid)) throw await refuse(notFound());
+  // a key id that is not a GUID names no entry: like an unknown computer
+  if (op === 'bitlocker.read' && !isGuid(keyId ?? '')) throw await refuse(notFound(), undefined, 'bitlocker_key_not_found');
   if (!body.ticket) throw await refuse(badRequest('ticket_required'));
   if (body.confirm !== true) throw await refuse(badRequest('confirmation_required'));
   const hops = new HopTimes();
@@ -133,12 +155,12 @@ export async function lapsAction(
     res = await hops.time('console.invoke', () =>
       callPasswordService(
         {
-          op,
           computerGuid: d.target.guid,
           expectedDn: d.target.dn,
           vipAllowed: d.cls.kind === 'vip' && d.vipManage,
           operator: { guid: actor.identity.guid, name: actor.identity.username },
           correlationId,
+          ...(op === 'bitlocker.read' ? { op, keyId: keyId!.toUpperCase() } : { op }),
         },
         processEnvironment(),
         hops,
@@ -150,7 +172,7 @@ export async function lapsAction(
   const done = () => logger.info('laps_timing', { correlationId, operation: op, hops: hops.hops, total: hops.total() });
   if (!res.ok) {
     const [status, code] = SERVICE_CODES[res.code] ?? [503, 'laps_unavailable'];
-    const outcome = code === 'laps_unavailable' || code === 'laps_not_configured' || code === 'trust_not_pinned' ? 'failed' : 'denied';
+    const outcome = code === 'laps_unavailable' || code === 'laps_not_configured' || code === 'bitlocker_not_configured' || code === 'trust_not_pinned' ? 'failed' : 'denied';
     await audit(outcome, res.code, target);
     // the rate window tells when the oldest operation in it leaves (the UI says "try again in N min")
     const retry = code === 'rate_limited' && typeof res.retryAfterMs === 'number' ? { retryAfterSeconds: Math.max(1, Math.ceil(res.retryAfterMs / 1000)) } : undefined;
@@ -160,6 +182,13 @@ export async function lapsAction(
     await hops.time('console.auditOutcome', () => audit('success', 'expired', target));
     done();
     return { expired: true };
+  }
+  if (op === 'bitlocker.read') {
+    const recovery = openPassword<BitlockerPayload>(await loadLinkKey(), res.sealed!, d.target.guid, correlationId);
+    // the key id is what the user reads off the screen, not a secret: the row names it
+    await hops.time('console.auditOutcome', () => audit('success', `key:${recovery.keyId}`, target));
+    done();
+    return recovery;
   }
   const payload = openPassword<LapsPayload>(await loadLinkKey(), res.sealed!, d.target.guid, correlationId);
   await hops.time('console.auditOutcome', () => audit('success', `source:${payload.source}`, target));

@@ -315,17 +315,18 @@ grant_rights() { # the technical accounts' delegations, as inheritable object AC
 # OU=Managed and OU=Branch after OU=NoLapsRights was protected: nothing reaches that OU, whose
 # recovery object no account of hdc can read (the directory is the last check). An existing
 # directory gains all of it at the next ensure (marker $DATA/bitlocker).
-BITLOCKER_LAYOUT=1
+BITLOCKER_LAYOUT=2
 ensure_bitlocker() {
   [ "$(cat "$DATA/bitlocker" 2>/dev/null)" = "$BITLOCKER_LAYOUT" ] && return 0
-  say "dc1: BitLocker account, recovery objects and rights"
-  node "$HERE/seed.mjs" bitlocker
+  say "dc1: BitLocker account, its rights, then the recovery objects (they inherit the rights when created)"
+  node "$HERE/seed.mjs" bitlocker-account
   lookup_guids msFVE-RecoveryInformation msFVE-RecoveryPassword
   lookup_sids svc-bitlocker svc-hdc-read
   local B=${SID[svc-bitlocker]} R=${SID[svc-hdc-read]} F=${GUID[msFVE-RecoveryInformation]}
   local aces="(OA;CIIO;RPLCLORC;;$F;$B)(OA;CIIO;RPCR;${GUID[msFVE-RecoveryPassword]};$F;$B)(OA;CIIO;RPLCLORC;;$F;$R)"
   dsacl "OU=Managed,$BASE" "$aces"
   dsacl "OU=Branch,$BASE" "$aces"
+  node "$HERE/seed.mjs" bitlocker
   printf '%s\n' "$BITLOCKER_LAYOUT" > "$DATA/bitlocker"
 }
 

@@ -5,8 +5,9 @@
 //   node seed.mjs describe     read every seeded object back from the directory (DN, objectGUID,
 //                              objectSid, memberships, state) and write local/.data/directory/seed.json
 //   node seed.mjs replication  a change written on each DC must become visible on the other
-//   node seed.mjs bitlocker    the BitLocker account and recovery objects alone (idempotent: an
-//                              existing directory gains them at the next dc.sh ensure)
+//   node seed.mjs bitlocker-account   the BitLocker account (idempotent)
+//   node seed.mjs bitlocker    the BitLocker recovery objects, after their rights (dc.sh
+//                              ensure_bitlocker; an existing directory gains them at the next ensure)
 // Run by dc.sh, which sets HDC_DIRECTORY_ADMIN_PASSWORD. The technical accounts' rights are set by
 // dc.sh (samba-tool dsacl), after 'provision'.
 import { Attribute, Change } from 'ldapts';
@@ -183,25 +184,40 @@ const bitlockerEntries = (name) => {
   });
 };
 
-async function seedBitlocker(c) {
-  let added = 0;
-  for (const [name] of BITLOCKER) {
-    const pcDef = COMPUTERS.find((x) => x.name === name);
-    for (const e of bitlockerEntries(name)) {
-      const ok = await addOnce(c, `CN=${e.cn},${computerDn(pcDef)}`, {
-        objectClass: ['top', 'msFVE-RecoveryInformation'],
-        'msFVE-RecoveryGuid': guidBytes(e.keyId),
-        'msFVE-VolumeGuid': guidBytes(e.volumeGuid),
-        'msFVE-RecoveryPassword': e.password,
-      });
-      if (ok) added++;
+/**
+ * The recovery objects, created after the rights on their OUs (dc.sh): each takes its inherited
+ * ACEs when it is created, on every DC (a DC that receives a parent's changed DACL by replication
+ * does not recompute its existing children here). One already there is deleted and created again.
+ */
+async function bitlocker() {
+  const c = await connect(DCS[0].url, ADMIN_UPN, adminPassword());
+  try {
+    let added = 0;
+    for (const [name] of BITLOCKER) {
+      const pcDef = COMPUTERS.find((x) => x.name === name);
+      for (const e of bitlockerEntries(name)) {
+        const dn = `CN=${e.cn},${computerDn(pcDef)}`;
+        const entry = {
+          objectClass: ['top', 'msFVE-RecoveryInformation'],
+          'msFVE-RecoveryGuid': guidBytes(e.keyId),
+          'msFVE-VolumeGuid': guidBytes(e.volumeGuid),
+          'msFVE-RecoveryPassword': e.password,
+        };
+        if (!(await addOnce(c, dn, entry))) {
+          await c.del(dn);
+          await addOnce(c, dn, entry);
+        }
+        added++;
+      }
     }
+    console.log(`[directory] seed: ${added} BitLocker recovery objects`);
+  } finally {
+    await c.unbind();
   }
-  return added;
 }
 
-/** The BitLocker part alone (an existing directory gains it at the next ensure): the account and the recovery objects. */
-async function bitlocker() {
+/** The BitLocker account alone (an existing directory gains it at the next ensure). */
+async function bitlockerAccount() {
   const c = await connect(DCS[0].url, ADMIN_UPN, adminPassword());
   try {
     const t = TECHNICAL.find((x) => x.key === 'bitlocker');
@@ -210,8 +226,6 @@ async function bitlocker() {
       sAMAccountName: t.username, userPrincipalName: upn(t.username), displayName: t.username, description: t.note,
       userAccountControl: String(UAC.NORMAL_ACCOUNT | UAC.DONT_EXPIRE_PASSWORD), unicodePwd: unicodePwd(t.password),
     });
-    const added = await seedBitlocker(c);
-    console.log(`[directory] seed: BitLocker account and ${added} recovery objects added`);
   } finally {
     await c.unbind();
   }
@@ -300,7 +314,6 @@ async function provision() {
     }
     await c.modify(computerDn(pcDef), changes);
   }
-  await seedBitlocker(c);
   await lockOut(c);
   await c.unbind();
   console.log(`[directory] seed: ${OUS.length} OUs, ${GROUPS.length} groups, ${USERS.length + TECHNICAL.length} users, ${COMPUTERS.length - 2} computers (${Date.now() - t0} ms)`);
@@ -436,10 +449,10 @@ async function replication() {
   }
 }
 
-const modes = { provision, describe, replication, bitlocker };
+const modes = { provision, describe, replication, bitlocker, 'bitlocker-account': bitlockerAccount };
 const mode = process.argv[2];
 if (!modes[mode]) {
-  console.error('usage: node seed.mjs provision|describe|replication|bitlocker');
+  console.error('usage: node seed.mjs provision|describe|replication|bitlocker-account|bitlocker');
   process.exit(2);
 }
 await modes[mode]().catch((err) => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RUN_DIR } from '../../local/processes';
-import { lapsCanaries, profile, stack, store } from '../support/stack';
+import { bitlockerCanaries, lapsCanaries, profile, stack, store } from '../support/stack';
 
 // Runs last (tests/support/sequencer.js): after every other test signed in, failed, stepped up
 // and set up, no password or authenticator secret may appear in a log line or a database item.
@@ -12,10 +12,13 @@ describe('secrets never reach logs or the database', () => {
     ...stack.accounts.filter((a) => a.totpSecret).map((a) => a.totpSecret!),
     stack.directory.admin.password,
     ...lapsCanaries(),
+    // the BitLocker recovery passwords (issue 33): revealed in tests/integration/bitlocker.test.ts
+    ...bitlockerCanaries(),
   ];
 
   it('has real secrets to look for', () => {
     expect(secrets.length).toBeGreaterThan(25);
+    expect(bitlockerCanaries().length).toBeGreaterThan(5);
     expect(secrets.every((s) => s.length >= 8)).toBe(true);
   });
 

@@ -99,6 +99,10 @@ export async function auditSince(mark: number): Promise<AuditRow[]> {
 export const lapsCanaries = (): string[] =>
   stack.directory.computers.flatMap((c) => [(c as { lapsPassword?: string }).lapsPassword, (c as { lapsLegacyPassword?: string }).lapsLegacyPassword]).filter((p): p is string => !!p);
 
+/** The seeded BitLocker recovery passwords (issue 33; seed.json computers[].bitlocker): canaries like the LAPS ones. */
+export const bitlockerCanaries = (): string[] =>
+  stack.directory.computers.flatMap((c) => ((c as { bitlocker?: Array<{ password: string }> }).bitlocker ?? []).map((k) => k.password));
+
 /** A signed-in client with a recent step-up (reused while it is younger than 200 s). */
 export async function steppedUp(username: string): Promise<ConsoleClient> {
   const c = await signedIn(username);

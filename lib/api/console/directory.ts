@@ -21,7 +21,9 @@ export const computerPage = page(computerView).meta({ id: 'ComputerPage' });
 export const userPage = page(userView).meta({ id: 'UserPage' });
 export const groupPage = page(groupView).meta({ id: 'GroupPage' });
 
-export const computerDetail = computerViewSchema.extend({ actions: z.object({ revealLaps: z.boolean(), expireLaps: z.boolean() }) }).meta({ id: 'ComputerDetail' });
+export const computerDetail = computerViewSchema
+  .extend({ actions: z.object({ revealLaps: z.boolean(), expireLaps: z.boolean(), revealBitlocker: z.boolean() }) })
+  .meta({ id: 'ComputerDetail' });
 /** Sign-in facts: the lockout (replicated), the bad-password count and time as kept by the DC named in `dc` (each DC counts its own). */
 export const userSignIn = signInFactsSchema.meta({ id: 'UserSignIn' });
 export const userDetail = userViewSchema
@@ -48,6 +50,9 @@ export const lapsPassword = z
   .object({ account: z.string(), password: z.string(), updatedUtc: z.string().nullable(), expiresUtc: z.string().nullable(), source: z.enum(['windows', 'legacy']) })
   .meta({ id: 'LapsPassword', description: 'The LAPS password, shown once' });
 export const lapsExpired = z.object({ expired: z.literal(true) });
+export const bitlockerPassword = z
+  .object({ keyId: z.string(), volumeGuid: z.string().nullable(), recoveryPassword: z.string(), date: z.string().nullable() })
+  .meta({ id: 'BitlockerRecoveryPassword', description: 'One BitLocker recovery password (48 digits in 8 groups of 6), shown once' });
 
 /** An approvable action done (partial: some of a group change failed, see members). */
 export const actionOutcome = z.object({ outcome: z.enum(['succeeded', 'partial']), code: z.string().optional() }).meta({ id: 'ActionOutcome' });

@@ -26,6 +26,15 @@ export const LAPS: ErrorCodes = {
   429: ['rate_limited'],
   503: ['directory_unavailable', 'laps_not_configured', 'laps_unavailable', 'trust_not_pinned'],
 };
+/** A BitLocker reveal through the password service (issue 33; lib/laps/reveal.ts, op bitlocker.read). */
+export const BITLOCKER: ErrorCodes = {
+  400: ['confirmation_required', 'ticket_required'],
+  403: ['forbidden', 'strict_reauth_required'],
+  404: ['not_found'],
+  409: ['bitlocker_no_password', 'moved'],
+  429: ['rate_limited'],
+  503: ['bitlocker_not_configured', 'directory_unavailable', 'laps_unavailable', 'trust_not_pinned'],
+};
 /** Moves, renames and group management (lib/actions/directory-management.ts). */
 export const MANAGEMENT: ErrorCodes = { 403: ['ad_denied', 'approval_required', 'forbidden', 'own_account'], 404: ['not_found'], 502: ['directory_outcome_unknown'], 503: ['directory_unavailable'] };
 /** A scoped list (lib/authz/scoped-list.ts): a cursor not from this list. */

@@ -26,7 +26,29 @@ export interface ResetRequest {
   correlationId: string;
 }
 
-export type ServiceRequest = { op: 'health' } | { op: 'pin' } | { op: 'laps.diagnose'; scopeDns: string[] } | LapsRequest | ResetRequest;
+/** Reveal one BitLocker recovery password (issue 33): the LAPS reveal's chain, the BitLocker account. */
+export interface BitlockerRequest {
+  op: 'bitlocker.read';
+  computerGuid: string;
+  expectedDn: string;
+  vipAllowed: boolean;
+  /** the recovery entry's key id (msFVE-RecoveryGuid, the full GUID) */
+  keyId: string;
+  operator: { guid: string; name: string };
+  correlationId: string;
+}
+
+/** The operations that read or change a secret of a computer: one admission (nonce, pin, chain row, rate window). */
+export type ComputerSecretRequest = LapsRequest | BitlockerRequest;
+
+export type ServiceRequest =
+  | { op: 'health' }
+  | { op: 'pin' }
+  | { op: 'laps.diagnose'; scopeDns: string[] }
+  | { op: 'bitlocker.diagnose'; scopeDns: string[] }
+  | LapsRequest
+  | BitlockerRequest
+  | ResetRequest;
 
 export interface ScopeDiagnosis {
   scope: string;
@@ -35,7 +57,18 @@ export interface ScopeDiagnosis {
 }
 
 export type ServiceResponse =
-  | { ok: true; sealed?: string; expired?: true; source?: 'windows' | 'legacy'; pinned?: string; laps?: 'configured' | 'not_configured'; identity?: string; scopes?: ScopeDiagnosis[]; trusted?: boolean }
+  | {
+      ok: true;
+      sealed?: string;
+      expired?: true;
+      source?: 'windows' | 'legacy';
+      pinned?: string;
+      laps?: 'configured' | 'not_configured';
+      bitlocker?: 'configured' | 'not_configured';
+      identity?: string;
+      scopes?: ScopeDiagnosis[];
+      trusted?: boolean;
+    }
   /** retryAfterMs: with `rate_limited`, until the oldest operation in the window leaves it */
   | { ok: false; code: string; retryAfterMs?: number };
 
@@ -46,6 +79,15 @@ export interface LapsPayload {
   updatedUtc: string | null;
   expiresUtc: string | null;
   source: 'windows' | 'legacy';
+}
+
+/** A revealed BitLocker recovery password, sealed service → console. */
+export interface BitlockerPayload {
+  keyId: string;
+  volumeGuid: string | null;
+  /** 48 digits in 8 groups of 6, as the directory holds it */
+  recoveryPassword: string;
+  date: string | null;
 }
 
 /** A generated reset password, sealed service → console. */

@@ -18,7 +18,7 @@ export const holdsServiceItems = (consoleStore: Store) => consoleStore.kind === 
  * ownPartitions: its pin, the link's nonces, its LAPS rate windows, its audit chain, its DC
  * findings). A copy of the shared table is split on them when an instance moves to one file per service.
  */
-export const SERVICE_PARTITIONS = ['PWDSVC', 'LINKNONCE', 'WINDOW#pwdsvc-laps#*', `AUDIT#${SERVICE_CHAIN}`, `AUDITMETA#${SERVICE_CHAIN}`, `DCHEALTH#${SERVICE_CHAIN}`] as const;
+export const SERVICE_PARTITIONS = ['PWDSVC', 'LINKNONCE', 'WINDOW#pwdsvc-laps#*', 'WINDOW#pwdsvc-bitlocker#*', `AUDIT#${SERVICE_CHAIN}`, `AUDITMETA#${SERVICE_CHAIN}`, `DCHEALTH#${SERVICE_CHAIN}`] as const;
 
 export const isServiceItem = (pk: unknown): boolean =>
   typeof pk === 'string' && SERVICE_PARTITIONS.some((p) => (p.endsWith('*') ? pk.startsWith(p.slice(0, -1)) : pk === p));

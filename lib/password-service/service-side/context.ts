@@ -87,10 +87,14 @@ export class ServiceContext {
   }
 
   /** A technical account of the service: its UPN and its password from a file (local, container) or Secrets Manager (AWS). */
-  async credentials(account: 'laps' | 'reset'): Promise<DirectoryCredentials | undefined> {
-    const upn = account === 'laps' ? this.config.PasswordService.LapsIdentity.Upn : this.env.HDC_RESET_UPN;
-    const file = account === 'laps' ? this.config.PasswordService.LapsIdentity.PasswordFile : this.env.HDC_RESET_PASSWORD_FILE;
-    const secretId = account === 'laps' ? this.env.HDC_LAPS_PASSWORD_SECRET_ID : this.env.HDC_RESET_PASSWORD_SECRET_ID;
+  async credentials(account: 'laps' | 'reset' | 'bitlocker'): Promise<DirectoryCredentials | undefined> {
+    const ps = this.config.PasswordService;
+    const { upn, file, secretId } = {
+      laps: { upn: ps.LapsIdentity.Upn, file: ps.LapsIdentity.PasswordFile, secretId: this.env.HDC_LAPS_PASSWORD_SECRET_ID },
+      reset: { upn: this.env.HDC_RESET_UPN, file: this.env.HDC_RESET_PASSWORD_FILE, secretId: this.env.HDC_RESET_PASSWORD_SECRET_ID },
+      // the BitLocker account (issue 33): its own UPN and secret, never the LAPS account's
+      bitlocker: { upn: ps.BitlockerIdentity.Upn, file: ps.BitlockerIdentity.PasswordFile, secretId: this.env.HDC_BITLOCKER_PASSWORD_SECRET_ID },
+    }[account];
     const password = await loadSecret({ file, secretId }, { preferFile: true });
     return upn && password ? { user: upn, password } : undefined;
   }

@@ -10,13 +10,14 @@ import type { InstanceSettings } from '../../setup/settings';
 import type { Store } from '../../store';
 import { getRecord, putRecord } from '../../store/records';
 import { takeFromWindows, type AlongWith, type WindowOptions, type WindowSpec } from '../../store/window';
-import { checkEnvelope, nonceItem, recordNonce, sealPassword, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
+import { checkEnvelope, nonceItem, recordNonce, sealPassword, type ComputerSecretRequest, type LapsPayload, type LapsRequest, type ServiceRequest, type ServiceResponse } from '../link';
+import { readRecoveryPassword } from './bitlocker';
 import { serviceAuditChain, serviceAuditRow } from './audit';
 import { PIN_KEY, ServiceContext, type Pin } from './context';
 import { diagnoseLapsRights, holdsReadRight } from './diagnose';
 import { resetUserPassword } from './reset';
 
-export type { LapsOperation, LapsPayload, LapsRequest, ServiceRequest, ServiceResponse } from '../link';
+export type { BitlockerPayload, BitlockerRequest, LapsOperation, LapsPayload, LapsRequest, ServiceRequest, ServiceResponse } from '../link';
 
 // The password service: the only process holding the LAPS account (and the reset account). It
 // re-checks everything the console decided, on its own reads, before touching a password.
@@ -29,14 +30,24 @@ export const lapsWindow = (config: Config, computerGuid: string): WindowSpec => 
   windowMs: config.PasswordService.RateWindow * 1000,
 });
 
+/** The BitLocker window of one computer (issue 33): its own counter, limit and length, apart from LAPS. */
+export const bitlockerWindow = (config: Config, computerGuid: string): WindowSpec => ({
+  scope: 'pwdsvc-bitlocker',
+  subject: computerGuid.toLowerCase(),
+  limit: config.PasswordService.MaxBitlockerReadsPerTarget,
+  windowMs: config.PasswordService.BitlockerRateWindow * 1000,
+});
+
+const isComputerSecretOp = (op: unknown) => op === 'laps.read' || op === 'laps.expire' || op === 'bitlocker.read';
+
 /**
  * At most MaxLapsReadsPerTarget reads or expiries of one computer in any RateWindow-long span
  * (a sliding window, counted atomically across instances: DESIGN decision 12). Every attempt
  * admitted counts, whatever its outcome.
  */
-export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: () => Promise<AlongWith[]> }) =>
+export const admitLapsOperation = (store: Store, config: Config, computerGuid: string, opts?: WindowOptions & { along?: () => Promise<AlongWith[]> }, window = lapsWindow) =>
   // a computer's window is seldom in use: the admission writes first and reads only when it is
-  takeFromWindows(store, [lapsWindow(config, computerGuid)], { ...opts, assumeSpanEmpty: true });
+  takeFromWindows(store, [window(config, computerGuid)], { ...opts, assumeSpanEmpty: true });
 
 /** The request's nonce was seen before: refused like any replay, nothing in it trusted. */
 class LinkReplayed extends Error {}
@@ -63,7 +74,7 @@ export class PasswordService {
     const req = link.request as ServiceRequest;
     // every request's nonce is recorded before anything else is done for it (a replay is refused
     // whatever it asks); a LAPS operation records it in the same write as its rate window
-    const isLaps = req?.op === 'laps.read' || req?.op === 'laps.expire';
+    const isLaps = isComputerSecretOp(req?.op);
     if (!isLaps && !(await recordNonce(this.ctx.store, link.nonce))) {
       logger.warn('password service: link refused', { code: 'link_replayed' });
       return this.recorded(undefined, { ok: false, code: 'link_replayed' });
@@ -71,7 +82,7 @@ export class PasswordService {
     let failed = false;
     // a LAPS operation's admission wrote its row (the operation, `admitted`): a success needs no other
     const admission = { recorded: false };
-    const res = await (isLaps ? this.laps(req as LapsRequest, link.nonce, hops, admission) : this.perform(req)).catch((e: unknown): ServiceResponse => {
+    const res = await (isLaps ? this.laps(req as ComputerSecretRequest, link.nonce, hops, admission) : this.perform(req)).catch((e: unknown): ServiceResponse => {
       if (e instanceof LinkReplayed) return { ok: false, code: 'link_replayed' };
       if (isApiError(e)) return { ok: false, code: e.code };
       logger.error('password service: internal error', { error: (e as Error).name });
@@ -83,7 +94,7 @@ export class PasswordService {
       return this.recorded(undefined, res);
     }
     const answer = admission.recorded && res.ok ? res : await hops.time('service.auditAppend', () => this.recorded(req, res, failed));
-    if (isLaps) logger.info('laps_timing', { correlationId: (req as LapsRequest).correlationId, operation: req.op, hops: hops.hops, total: hops.total() });
+    if (isLaps) logger.info('laps_timing', { correlationId: (req as ComputerSecretRequest).correlationId, operation: req.op, hops: hops.hops, total: hops.total() });
     return answer;
   }
 
@@ -98,7 +109,10 @@ export class PasswordService {
   }
 
   private async perform(req: ServiceRequest): Promise<ServiceResponse> {
-    if (req.op === 'health') return { ok: true, laps: (await this.ctx.credentials('laps')) ? 'configured' : 'not_configured' };
+    if (req.op === 'health') {
+      const [laps, bitlocker] = await Promise.all([this.ctx.credentials('laps'), this.ctx.credentials('bitlocker')]);
+      return { ok: true, laps: laps ? 'configured' : 'not_configured', bitlocker: bitlocker ? 'configured' : 'not_configured' };
+    }
     if (req.op === 'pin') return await this.pin();
     if (req.op === 'laps.diagnose') return await this.diagnose(req);
     if (req.op === 'users.password.reset') return await resetUserPassword(req, this.ctx);
@@ -125,7 +139,7 @@ export class PasswordService {
    * refusal or a failure before it). A pin that changed since this process last read it refuses
    * the admission; the operation starts again once on the pin as stored now.
    */
-  private async laps(req: LapsRequest, nonce: string, hops: HopTimes, admission: { recorded: boolean }): Promise<ServiceResponse> {
+  private async laps(req: ComputerSecretRequest, nonce: string, hops: HopTimes, admission: { recorded: boolean }): Promise<ServiceResponse> {
     const spent = { done: false };
     try {
       try {
@@ -141,7 +155,7 @@ export class PasswordService {
     }
   }
 
-  private async lapsOnce(req: LapsRequest, nonce: string, hops: HopTimes, spent: { done: boolean }, admission: { recorded: boolean }): Promise<ServiceResponse> {
+  private async lapsOnce(req: ComputerSecretRequest, nonce: string, hops: HopTimes, spent: { done: boolean }, admission: { recorded: boolean }): Promise<ServiceResponse> {
     const done = (outcome: string, extra: Record<string, unknown> = {}) =>
       logger.info('laps_operation', { operation: req.op, outcome, computer: req.computerGuid, operator: req.operator?.name, correlationId: req.correlationId, ...extra });
     const spendNonce = async () => {
@@ -159,18 +173,21 @@ export class PasswordService {
       done('trust_not_pinned');
       return { ok: false, code: 'trust_not_pinned' };
     }
-    const creds = await this.ctx.credentials('laps');
+    // a BitLocker reveal binds as the BitLocker account, never the LAPS one (issue 33)
+    const bitlocker = req.op === 'bitlocker.read';
+    const creds = await this.ctx.credentials(bitlocker ? 'bitlocker' : 'laps');
     if (!creds) {
+      const code = bitlocker ? 'bitlocker_not_configured' : 'laps_not_configured';
       await spendNonce();
-      done('laps_not_configured');
-      return { ok: false, code: 'laps_not_configured' };
+      done(code);
+      return { ok: false, code };
     }
     const dir = this.ctx.directory(s, creds);
     // the computer and the OUs that classify it are read while the admission is written (an expiry
     // never reads the password): nothing read leaves before the window admits the operation, and a
     // refused or replayed one drops what was read
     const reads = Promise.all([
-      hops.time('service.ldapRead', () => (req.op === 'laps.read' ? dir.readLaps(req.computerGuid) : dir.readObject(req.computerGuid).then((facts) => facts && { facts }))),
+      hops.time('service.ldapRead', (): Promise<LapsValues | undefined> => (req.op === 'laps.read' ? dir.readLaps(req.computerGuid) : dir.readObject(req.computerGuid).then((facts) => facts && { facts }))),
       hops.time('service.recheckReads', () => this.ctx.classificationContext(dir, s)),
     ]);
     reads.catch(() => undefined); // awaited only once admitted
@@ -188,7 +205,7 @@ export class PasswordService {
             { name: 'service_audit', items: audit.items, retryable: true, lost: audit.lost, written: audit.written },
           ];
         },
-      }),
+      }, bitlocker ? bitlockerWindow : lapsWindow),
     );
     if (!taken.admitted && taken.refusedBy === 'link_nonce') {
       spent.done = true;
@@ -225,6 +242,12 @@ export class PasswordService {
 
     const expiresUtc = fileTimeToIso(facts.attributes['msLAPS-PasswordExpirationTime']) ?? fileTimeToIso(facts.attributes['ms-Mcs-AdmPwdExpirationTime']) ?? null;
     if (req.op === 'laps.expire') return this.expire(dir, creds, facts.dn, facts.attributes, done);
+    if (req.op === 'bitlocker.read') {
+      const recovery = await readRecoveryPassword(dir, facts.dn, req.keyId);
+      if (typeof recovery === 'string') return refuse(recovery);
+      done('succeeded');
+      return { ok: true, sealed: sealPassword(await this.ctx.linkKey(), recovery, req.computerGuid, req.correlationId) };
+    }
 
     let payload: LapsPayload | undefined;
     if (windowsJson) {

@@ -8,6 +8,7 @@ export const PERMISSION_GROUPS: Array<{ group: string; permissions: Array<[strin
       ['computers.read', 'See computers'],
       ['computers.laps.read', 'Reveal local administrator passwords (LAPS)'],
       ['computers.laps.expire', 'Expire local administrator passwords (LAPS)'],
+      ['computers.bitlocker.read', 'Reveal BitLocker recovery keys'],
       ['vip.manage', 'Act on protected (VIP) accounts and computers'],
     ],
   },

@@ -294,6 +294,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/operators/{id}/passkeys/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove every passkey of another operator (id: objectGUID; recovery, issue 32); the same rule as an authenticator reset; ends their sessions; audited operators.passkeys_reset
+         * @description Who may call it: A signed-in operator holding `settings.manage`, with a recent step-up (POST /api/auth/reauth), and the CSRF token in X-CSRF-TOKEN.
+         */
+        post: operations["postAdminOperatorsByIdPasskeysReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/operators/{id}/totp/reset": {
         parameters: {
             query?: never;
@@ -790,6 +810,150 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/passkey-login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a discoverable passkey alone, when allowed; the directory account named by the passkey is checked as at every sign-in (audited auth.login, reason passkey)
+         * @description Who may call it: Anonymous, with the pre-session of GET /api/auth/antiforgery: its cookie and its CSRF token.
+         */
+        post: operations["postAuthPasskeyLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkey-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the sign-in page offers a passkey alone (an administrator allows it: PUT /api/settings/passkey-sign-in)
+         * @description Who may call it: Anonymous.
+         */
+        get: operations["getAuthPasskeySignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in operator's passkeys (reference, name, dates; nothing of the key)
+         * @description Who may call it: Any signed-in operator.
+         */
+        get: operations["getAuthPasskeys"];
+        put?: never;
+        /**
+         * Register a passkey: the browser’s answer to the registration options (user verification required; audited auth.passkey_registered)
+         * @description Who may call it: Any signed-in operator, and the CSRF token in X-CSRF-TOKEN.
+         */
+        post: operations["postAuthPasskeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of my passkeys (needs a recent step-up; audited auth.passkey_removed)
+         * @description Who may call it: Any signed-in operator, and the CSRF token in X-CSRF-TOKEN.
+         */
+        delete: operations["deleteAuthPasskeysByRef"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/registration-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey (needs a recent step-up; in mode passkey without one yet, the code or the password)
+         * @description Who may call it: Any signed-in operator, and the CSRF token in X-CSRF-TOKEN.
+         */
+        post: operations["postAuthPasskeysRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The challenge of a sign-in with a discoverable passkey alone (bound to the pre-session)
+         * @description Who may call it: Anonymous, with the pre-session of GET /api/auth/antiforgery: its cookie and its CSRF token.
+         */
+        post: operations["postAuthPasskeysSignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/step-up-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The challenge of a passkey step-up, made for an action and a target (a strict step-up accepts its assertion for those only, once)
+         * @description Who may call it: Any signed-in operator, and the CSRF token in X-CSRF-TOKEN.
+         */
+        post: operations["postAuthPasskeysStepUpOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/reauth": {
         parameters: {
             query?: never;
@@ -800,7 +964,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Step-up: an authenticator code or the directory password again (audited auth.reauth)
+         * Step-up: an authenticator code, the directory password again, or a passkey assertion (audited auth.reauth; a passkey as stepup:passkey)
          * @description Who may call it: Any signed-in operator, and the CSRF token in X-CSRF-TOKEN.
          */
         post: operations["postAuthReauth"];
@@ -864,6 +1028,46 @@ export type paths = {
         get: operations["getComputersById"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/computers/{id}/bitlocker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A computer's BitLocker recovery entries (key id, volume, date), never the key; 404 when not readable
+         * @description Who may call it: A signed-in operator holding `computers.bitlocker.read`, only when Helpdesk:Enabled.
+         */
+        get: operations["getComputersByIdBitlocker"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/computers/{id}/bitlocker/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal one BitLocker recovery password once: ticket, strict step-up, confirmation
+         * @description Who may call it: A signed-in operator holding `computers.bitlocker.read`, and the CSRF token in X-CSRF-TOKEN, only when Helpdesk:Enabled.
+         */
+        post: operations["postComputersByIdBitlockerByKeyId"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1366,6 +1570,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/passkey-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Allow or refuse the sign-in with a discoverable passkey alone (step-up; audited settings.passkey_sign_in)
+         * @description Who may call it: A signed-in operator holding `settings.manage`, with a recent step-up (POST /api/auth/reauth), and the CSRF token in X-CSRF-TOKEN.
+         */
+        put: operations["putSettingsPasskeySignIn"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/step-up-mode": {
         parameters: {
             query?: never;
@@ -1404,6 +1628,46 @@ export type paths = {
          * @description Who may call it: Anonymous, with the pre-session of GET /api/auth/antiforgery: its cookie and its CSRF token.
          */
         post: operations["postSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/temporary-memberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s temporary group memberships (groups.members.add.temporary, executed): those they asked for or hold, active first with their expiry, then the last ended ones
+         * @description Who may call it: Any signed-in operator.
+         */
+        get: operations["getTemporaryMemberships"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/temporary-memberships/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a temporary membership before its expiry (its requester; {id} is the request): the member is removed, audited groups.members.removed with reason ended_early
+         * @description Who may call it: Any signed-in operator, and the CSRF token in X-CSRF-TOKEN.
+         */
+        post: operations["postTemporaryMembershipsByIdEnd"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1737,7 +2001,7 @@ export type components = {
         };
         ApprovalRequest: {
             /** @enum {string} */
-            action: "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "roles.save" | "delegations.save";
+            action: "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "groups.members.add.temporary" | "roles.save" | "delegations.save";
             approvals: {
                 at: string;
                 guid: string;
@@ -1747,7 +2011,7 @@ export type components = {
             approvers: {
                 operators: string[];
                 /** @enum {string} */
-                permission?: "computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage";
+                permission?: "computers.read" | "computers.laps.read" | "computers.laps.expire" | "computers.bitlocker.read" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage";
                 roles: string[];
             };
             closedAt?: string;
@@ -1794,6 +2058,12 @@ export type components = {
                     sn?: string | null;
                     telephoneNumber?: string | null;
                 };
+            } | {
+                /** @constant */
+                action: "groups.members.add.temporary";
+                durationMinutes: number;
+                member: string;
+                memberName?: string;
             } | {
                 /** @constant */
                 action: "groups.members.write";
@@ -1861,11 +2131,12 @@ export type components = {
                 id: string;
                 name: string;
             }[];
+            temporary?: components["schemas"]["TemporaryMembership"];
             ticket?: string;
         };
         ApprovalRequestDetail: {
             /** @enum {string} */
-            action: "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "roles.save" | "delegations.save";
+            action: "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "groups.members.add.temporary" | "roles.save" | "delegations.save";
             approvals: {
                 at: string;
                 guid: string;
@@ -1875,7 +2146,7 @@ export type components = {
             approvers: {
                 operators: string[];
                 /** @enum {string} */
-                permission?: "computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage";
+                permission?: "computers.read" | "computers.laps.read" | "computers.laps.expire" | "computers.bitlocker.read" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage";
                 roles: string[];
             };
             closedAt?: string;
@@ -1925,6 +2196,12 @@ export type components = {
                 };
             } | {
                 /** @constant */
+                action: "groups.members.add.temporary";
+                durationMinutes: number;
+                member: string;
+                memberName?: string;
+            } | {
+                /** @constant */
                 action: "groups.members.write";
                 /** @default [] */
                 add: string[];
@@ -1990,6 +2267,7 @@ export type components = {
                 id: string;
                 name: string;
             }[];
+            temporary?: components["schemas"]["TemporaryMembership"];
             ticket?: string;
         };
         ApprovalSettings: {
@@ -2089,6 +2367,24 @@ export type components = {
                 domain: string;
             };
         };
+        BitlockerRecoveryEntries: {
+            entries: components["schemas"]["BitlockerRecoveryEntry"][];
+            truncated: boolean;
+        };
+        /** @description One recovery entry of a computer: never the key */
+        BitlockerRecoveryEntry: {
+            date: string | null;
+            keyId: string;
+            keyIdPrefix: string;
+            volumeGuid: string | null;
+        };
+        /** @description One BitLocker recovery password (48 digits in 8 groups of 6), shown once */
+        BitlockerRecoveryPassword: {
+            date: string | null;
+            keyId: string;
+            recoveryPassword: string;
+            volumeGuid: string | null;
+        };
         Branding: {
             branding: {
                 accentColour: string;
@@ -2100,6 +2396,7 @@ export type components = {
         ComputerDetail: {
             actions: {
                 expireLaps: boolean;
+                revealBitlocker: boolean;
                 revealLaps: boolean;
             };
             dnsName: string | null;
@@ -2316,12 +2613,12 @@ export type components = {
                 /** @enum {string} */
                 severity: "warning";
             }[];
-            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
+            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "computers.bitlocker.read" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
             /** @enum {string} */
             provider: "ad" | "access";
             stepUpAt: string | null;
             /** @enum {string} */
-            stepUpMode?: "none" | "password" | "authenticator";
+            stepUpMode?: "none" | "password" | "authenticator" | "passkey";
             stepUpWindowSeconds: number;
             superAdministrator: boolean;
             username: string;
@@ -2376,6 +2673,7 @@ export type components = {
             displayName: string | null;
             id: string;
             lastSignInAt: string | null;
+            passkeys: number;
             provider: ("ad" | "access") | null;
             roles: string[];
             subject: string | null;
@@ -2396,6 +2694,107 @@ export type components = {
         OuTree: {
             ous: components["schemas"]["OuNode"][];
             truncated: boolean;
+        };
+        /** @description a registered passkey: its reference and name, nothing of its key */
+        Passkey: {
+            createdAt: string;
+            lastUsedAt?: string;
+            name: string;
+            ref: string;
+        };
+        /** @description the browser's AuthenticationResponseJSON */
+        PasskeyAssertionInput: {
+            authenticatorAttachment?: string;
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            id: string;
+            rawId: string;
+            response: {
+                authenticatorData: string;
+                clientDataJSON: string;
+                signature: string;
+                userHandle?: string;
+            };
+            /** @constant */
+            type: "public-key";
+        };
+        /** @description PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get (user verification required) */
+        PasskeyAssertionOptions: {
+            allowCredentials?: {
+                id: string;
+                transports?: string[];
+                /** @constant */
+                type: "public-key";
+            }[];
+            challenge: string;
+            extensions?: {
+                [key: string]: unknown;
+            };
+            hints?: string[];
+            rpId?: string;
+            timeout?: number;
+            userVerification?: string;
+        };
+        /** @description PublicKeyCredentialCreationOptionsJSON for navigator.credentials.create (user verification required) */
+        PasskeyRegistrationOptions: {
+            attestation?: string;
+            authenticatorSelection?: {
+                [key: string]: unknown;
+            };
+            challenge: string;
+            excludeCredentials?: {
+                id: string;
+                transports?: string[];
+                /** @constant */
+                type: "public-key";
+            }[];
+            extensions?: {
+                [key: string]: unknown;
+            };
+            hints?: string[];
+            pubKeyCredParams: {
+                alg: number;
+                /** @constant */
+                type: "public-key";
+            }[];
+            rp: {
+                id?: string;
+                name: string;
+            };
+            timeout?: number;
+            user: {
+                displayName: string;
+                id: string;
+                name: string;
+            };
+        };
+        /** @description the browser's RegistrationResponseJSON */
+        PasskeyRegistrationResponseInput: {
+            authenticatorAttachment?: string;
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            id: string;
+            rawId: string;
+            response: {
+                attestationObject: string;
+                authenticatorData?: string;
+                clientDataJSON: string;
+                publicKey?: string;
+                publicKeyAlgorithm?: number;
+                transports?: string[];
+            };
+            /** @constant */
+            type: "public-key";
+        };
+        Passkeys: {
+            items: components["schemas"]["Passkey"][];
+            max: number;
+        };
+        /** @description whether a discoverable passkey alone signs in */
+        PasskeySignIn: {
+            allowed: boolean;
         };
         /** @description The generated password, shown once */
         PasswordReset: {
@@ -2431,8 +2830,71 @@ export type components = {
         };
         StepUp: {
             /** @enum {string} */
-            proof: "access" | "password" | "authenticator";
+            proof: "access" | "password" | "authenticator" | "passkey";
             validSeconds: number;
+        };
+        TemporaryMembership: {
+            addedAt: string;
+            durationMinutes: number;
+            ended?: {
+                at: string;
+                by: string;
+                /** @enum {string} */
+                how: "expired" | "ended_early" | "removed_by_hand";
+            };
+            expiresAt: string;
+            group: {
+                dn: string;
+                id: string;
+                name: string;
+            };
+            member: {
+                dn: string;
+                id: string;
+                name: string;
+            };
+            removal?: {
+                attempts: number;
+                lastAt: string;
+                lastCode: string;
+            };
+            /** @enum {string} */
+            state: "active" | "ended";
+        };
+        TemporaryMembershipView: {
+            addedAt: string;
+            durationMinutes: number;
+            ended?: {
+                at: string;
+                by: string;
+                /** @enum {string} */
+                how: "expired" | "ended_early" | "removed_by_hand";
+            };
+            expiresAt: string;
+            group: {
+                dn: string;
+                id: string;
+                name: string;
+            };
+            member: {
+                dn: string;
+                id: string;
+                name: string;
+            };
+            reason: string;
+            removal?: {
+                attempts: number;
+                lastAt: string;
+                lastCode: string;
+            };
+            request: string;
+            requester: {
+                guid: string;
+                provider: string;
+                username: string;
+            };
+            /** @enum {string} */
+            state: "active" | "ended";
         };
         UserDetail: {
             actions: {
@@ -4572,6 +5034,153 @@ export interface operations {
             };
         };
     };
+    postAdminOperatorsByIdPasskeysReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: {
+                            id: string;
+                            username: string;
+                        };
+                        removed: number;
+                        sessionsEnded: number;
+                    };
+                };
+            };
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, invalid_json, validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: cross_site_request, forbidden, operator_rights_not_held, own_account, reauth_required, strict_reauth_required, super_administrator_required */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "cross_site_request" | "forbidden" | "operator_rights_not_held" | "own_account" | "reauth_required" | "strict_reauth_required" | "super_administrator_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found (unknown, out of scope and unreadable alike): not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: no_passkey */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "no_passkey";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     postAdminOperatorsByIdTotpReset: {
         parameters: {
             query?: never;
@@ -5118,7 +5727,7 @@ export interface operations {
                             delegations?: string[];
                             id: string;
                             name: string;
-                            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
+                            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "computers.bitlocker.read" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
                             readOnly: boolean;
                             version?: number;
                         }[];
@@ -5224,7 +5833,7 @@ export interface operations {
                             builtIn: boolean;
                             id: string;
                             name: string;
-                            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
+                            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "computers.bitlocker.read" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
                             readOnly: boolean;
                             version: number;
                         };
@@ -5243,7 +5852,7 @@ export interface operations {
                             builtIn: boolean;
                             id: string;
                             name: string;
-                            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
+                            permissions: ("computers.read" | "computers.laps.read" | "computers.laps.expire" | "computers.bitlocker.read" | "vip.manage" | "users.read" | "groups.read" | "users.password.reset" | "users.unlock" | "users.disable" | "users.enable" | "users.attributes.write" | "groups.members.write" | "users.move" | "users.rename" | "users.rename.login" | "groups.create" | "groups.attributes.write" | "groups.delete" | "groups.owned.members.write" | "audit.read" | "settings.manage")[];
                             readOnly: boolean;
                             version: number;
                         };
@@ -5992,7 +6601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalRequest"];
                 };
             };
-            /** @description Bad request: action_not_approvable, action_not_available, assignee_not_found, assignee_not_security_group, body_too_large, bulk_sources_differ, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_target, groups_read_required, invalid_id, invalid_json, invalid_parameters, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, ticket_required, too_many_targets, unknown_permission, users_read_required, users_rename_required, validation_failed */
+            /** @description Bad request: action_not_approvable, action_not_available, assignee_not_found, assignee_not_security_group, body_too_large, bulk_sources_differ, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_target, duration_out_of_range, groups_read_required, invalid_id, invalid_json, invalid_parameters, member_not_allowed, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, ticket_required, too_many_targets, unknown_permission, users_read_required, users_rename_required, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6001,7 +6610,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "action_not_approvable" | "action_not_available" | "assignee_not_found" | "assignee_not_security_group" | "body_too_large" | "bulk_sources_differ" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_target" | "groups_read_required" | "invalid_id" | "invalid_json" | "invalid_parameters" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "ticket_required" | "too_many_targets" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
+                        code: "action_not_approvable" | "action_not_available" | "assignee_not_found" | "assignee_not_security_group" | "body_too_large" | "bulk_sources_differ" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_target" | "duration_out_of_range" | "groups_read_required" | "invalid_id" | "invalid_json" | "invalid_parameters" | "member_not_allowed" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "ticket_required" | "too_many_targets" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6052,7 +6661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: approval_not_required, not_configured, request_id_collision, role_name_taken, version_conflict */
+            /** @description Conflict: already_member, approval_not_required, not_configured, request_id_collision, role_name_taken, version_conflict */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6061,7 +6670,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "approval_not_required" | "not_configured" | "request_id_collision" | "role_name_taken" | "version_conflict";
+                        code: "already_member" | "approval_not_required" | "not_configured" | "request_id_collision" | "role_name_taken" | "version_conflict";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6232,7 +6841,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: assignee_not_found, assignee_not_security_group, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_member, groups_read_required, invalid_id, member_not_allowed, no_member_change, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, unknown_permission, users_read_required, users_rename_required, validation_failed */
+            /** @description Bad request: assignee_not_found, assignee_not_security_group, computers_read_required, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, groups_read_required, invalid_id, member_not_allowed, no_member_change, not_an_ou, ou_in_tier, ou_not_below_domain_root, ou_not_found, ou_not_managed, role_not_delegable, role_not_found, too_many_changes, unknown_permission, users_read_required, users_rename_required, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6241,7 +6850,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "assignee_not_found" | "assignee_not_security_group" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "groups_read_required" | "invalid_id" | "member_not_allowed" | "no_member_change" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
+                        code: "assignee_not_found" | "assignee_not_security_group" | "computers_read_required" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "groups_read_required" | "invalid_id" | "member_not_allowed" | "no_member_change" | "not_an_ou" | "ou_in_tier" | "ou_not_below_domain_root" | "ou_not_found" | "ou_not_managed" | "role_not_delegable" | "role_not_found" | "too_many_changes" | "unknown_permission" | "users_read_required" | "users_rename_required" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6291,7 +6900,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: authz_changed_concurrently, moved, not_configured, password_policy, request_changed_concurrently, request_not_pending, role_name_taken, version_conflict */
+            /** @description Conflict: already_member, authz_changed_concurrently, moved, not_configured, password_policy, request_changed_concurrently, request_not_pending, role_name_taken, version_conflict */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6300,7 +6909,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "authz_changed_concurrently" | "moved" | "not_configured" | "password_policy" | "request_changed_concurrently" | "request_not_pending" | "role_name_taken" | "version_conflict";
+                        code: "already_member" | "authz_changed_concurrently" | "moved" | "not_configured" | "password_policy" | "request_changed_concurrently" | "request_not_pending" | "role_name_taken" | "version_conflict";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6633,7 +7242,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: csrf_token_invalid, csrf_token_missing, duplicate_member, member_not_allowed, no_member_change */
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, member_not_allowed, no_member_change */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6642,7 +7251,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "member_not_allowed" | "no_member_change";
+                        code: "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "member_not_allowed" | "no_member_change";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6693,7 +7302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: already_downloaded, download_expired, download_not_available, moved, password_policy */
+            /** @description Conflict: already_downloaded, already_member, download_expired, download_not_available, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6702,7 +7311,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "already_downloaded" | "download_expired" | "download_not_available" | "moved" | "password_policy";
+                        code: "already_downloaded" | "already_member" | "download_expired" | "download_not_available" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6927,7 +7536,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: csrf_token_invalid, csrf_token_missing, duplicate_member, member_not_allowed, no_member_change */
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, member_not_allowed, no_member_change */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6936,7 +7545,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "member_not_allowed" | "no_member_change";
+                        code: "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "member_not_allowed" | "no_member_change";
                     } & {
                         [key: string]: unknown;
                     };
@@ -6987,7 +7596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: job_not_running, job_running, moved, password_policy */
+            /** @description Conflict: already_member, job_not_running, job_running, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -6996,7 +7605,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "job_not_running" | "job_running" | "moved" | "password_policy";
+                        code: "already_member" | "job_not_running" | "job_running" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -7681,6 +8290,8 @@ export interface operations {
             content: {
                 "application/json": {
                     code?: string;
+                    passkey?: components["schemas"]["PasskeyAssertionInput"];
+                    passkeyRegistration?: components["schemas"]["PasskeyRegistrationResponseInput"];
                     password: string;
                     username: string;
                 };
@@ -7714,7 +8325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not signed in: invalid_credentials, totp_enrolment_required, totp_invalid, totp_required */
+            /** @description Not signed in: invalid_credentials, passkey_challenge_invalid, passkey_counter_regressed, passkey_enrolment_not_open, passkey_enrolment_required, passkey_invalid, passkey_not_registered, passkey_origin_mismatch, passkey_required, passkey_rp_mismatch, passkey_user_verification_required, totp_enrolment_required, totp_invalid, totp_required */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -7723,7 +8334,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_credentials" | "totp_enrolment_required" | "totp_invalid" | "totp_required";
+                        code: "invalid_credentials" | "passkey_challenge_invalid" | "passkey_counter_regressed" | "passkey_enrolment_not_open" | "passkey_enrolment_required" | "passkey_invalid" | "passkey_not_registered" | "passkey_origin_mismatch" | "passkey_required" | "passkey_rp_mismatch" | "passkey_user_verification_required" | "totp_enrolment_required" | "totp_invalid" | "totp_required";
                     } & {
                         [key: string]: unknown;
                     };
@@ -7739,6 +8350,21 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "access_platform_only" | "cross_site_request" | "no_console_role" | "password_signin_disabled";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: passkey_already_registered */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "passkey_already_registered";
                     } & {
                         [key: string]: unknown;
                     };
@@ -7780,7 +8406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, passkeys_not_configured, schema_newer_than_code */
             503: {
                 headers: {
                     /** @description seconds, when the refusal says when it lifts */
@@ -7791,7 +8417,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "passkeys_not_configured" | "schema_newer_than_code";
                         /** @description when to try again, in seconds (a rate window, an overload) */
                         retryAfterSeconds?: number;
                     } & {
@@ -7966,7 +8592,271 @@ export interface operations {
             };
         };
     };
-    postAuthReauth: {
+    postAuthPasskeyLogin: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the session's CSRF token: GET /api/auth/antiforgery, or csrfToken of the sign-in answer */
+                "X-CSRF-TOKEN": string;
+            };
+            path?: never;
+            cookie: {
+                /** @description the session cookie: the anonymous pre-session GET /api/auth/antiforgery opens, or the signed-in session */
+                "__Host-hdc": string;
+            };
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    passkey: components["schemas"]["PasskeyAssertionInput"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description the session cookie __Host-hdc (Secure, HttpOnly, SameSite=Strict, Path=/) */
+                    "Set-Cookie"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, invalid_json, validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: invalid_credentials, passkey_challenge_invalid, passkey_counter_regressed, passkey_invalid, passkey_not_registered, passkey_origin_mismatch, passkey_rp_mismatch, passkey_user_verification_required */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_credentials" | "passkey_challenge_invalid" | "passkey_counter_regressed" | "passkey_invalid" | "passkey_not_registered" | "passkey_origin_mismatch" | "passkey_rp_mismatch" | "passkey_user_verification_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: access_platform_only, cross_site_request, no_console_role, passkey_signin_disabled, password_signin_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "access_platform_only" | "cross_site_request" | "no_console_role" | "passkey_signin_disabled" | "password_signin_disabled";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests: signin_rate_limited */
+            429: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "signin_rate_limited";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, passkeys_not_configured, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "passkeys_not_configured" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAuthPasskeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeySignIn"];
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: migration_in_progress, migration_pending, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "migration_in_progress" | "migration_pending" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getAuthPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkeys"];
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAuthPasskeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -7976,23 +8866,23 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    code?: string;
-                    password?: string;
+                    name: string;
+                    response: components["schemas"]["PasskeyRegistrationResponseInput"];
                 };
             };
         };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description Created */
+            201: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StepUp"];
+                    "application/json": components["schemas"]["Passkey"];
                 };
             };
-            /** @description Bad request: authenticator_code_required, body_too_large, csrf_token_invalid, csrf_token_missing, invalid_json, no_authenticator, password_required, proof_required, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, invalid_json, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -8001,7 +8891,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "authenticator_code_required" | "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "no_authenticator" | "password_required" | "proof_required" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -8022,7 +8912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: cross_site_request, reauth_failed, strict_reauth_required */
+            /** @description Refused: access_platform_operator, cross_site_request, passkey_challenge_invalid, passkey_counter_regressed, passkey_invalid, passkey_not_registered, passkey_origin_mismatch, passkey_rp_mismatch, passkey_user_verification_required, reauth_required, strict_reauth_required */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -8031,7 +8921,568 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "cross_site_request" | "reauth_failed" | "strict_reauth_required";
+                        code: "access_platform_operator" | "cross_site_request" | "passkey_challenge_invalid" | "passkey_counter_regressed" | "passkey_invalid" | "passkey_not_registered" | "passkey_origin_mismatch" | "passkey_rp_mismatch" | "passkey_user_verification_required" | "reauth_required" | "strict_reauth_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: passkey_already_registered, passkey_limit_reached */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "passkey_already_registered" | "passkey_limit_reached";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, passkeys_not_configured, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "passkeys_not_configured" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteAuthPasskeysByRef: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkey is removed */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "csrf_token_invalid" | "csrf_token_missing";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: access_platform_operator, cross_site_request, reauth_required, strict_reauth_required */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "access_platform_operator" | "cross_site_request" | "reauth_required" | "strict_reauth_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found (unknown, out of scope and unreadable alike): not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAuthPasskeysRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "csrf_token_invalid" | "csrf_token_missing";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: access_platform_operator, cross_site_request, reauth_required, strict_reauth_required */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "access_platform_operator" | "cross_site_request" | "reauth_required" | "strict_reauth_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: passkey_limit_reached */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "passkey_limit_reached";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, passkeys_not_configured, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "passkeys_not_configured" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAuthPasskeysSignInOptions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the session's CSRF token: GET /api/auth/antiforgery, or csrfToken of the sign-in answer */
+                "X-CSRF-TOKEN": string;
+            };
+            path?: never;
+            cookie: {
+                /** @description the session cookie: the anonymous pre-session GET /api/auth/antiforgery opens, or the signed-in session */
+                "__Host-hdc": string;
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyAssertionOptions"];
+                };
+            };
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "csrf_token_invalid" | "csrf_token_missing";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: access_platform_only, cross_site_request, passkey_signin_disabled, password_signin_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "access_platform_only" | "cross_site_request" | "passkey_signin_disabled" | "password_signin_disabled";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: migration_in_progress, migration_pending, not_configured, overloaded, passkeys_not_configured, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "passkeys_not_configured" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAuthPasskeysStepUpOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action: string;
+                    target?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyAssertionOptions"];
+                };
+            };
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, invalid_json, validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: access_platform_operator, cross_site_request, no_passkey */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "access_platform_operator" | "cross_site_request" | "no_passkey";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, passkeys_not_configured, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "passkeys_not_configured" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postAuthReauth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code?: string;
+                    passkey?: components["schemas"]["PasskeyAssertionInput"];
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepUp"];
+                };
+            };
+            /** @description Bad request: authenticator_code_required, body_too_large, csrf_token_invalid, csrf_token_missing, invalid_json, no_authenticator, passkey_required, password_required, proof_required, validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "authenticator_code_required" | "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "no_authenticator" | "passkey_required" | "password_required" | "proof_required" | "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: cross_site_request, passkey_challenge_invalid, passkey_counter_regressed, passkey_invalid, passkey_not_registered, passkey_origin_mismatch, passkey_rp_mismatch, passkey_user_verification_required, reauth_failed, strict_reauth_required */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "cross_site_request" | "passkey_challenge_invalid" | "passkey_counter_regressed" | "passkey_invalid" | "passkey_not_registered" | "passkey_origin_mismatch" | "passkey_rp_mismatch" | "passkey_user_verification_required" | "reauth_failed" | "strict_reauth_required";
                     } & {
                         [key: string]: unknown;
                     };
@@ -8073,7 +9524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, passkeys_not_configured, schema_newer_than_code */
             503: {
                 headers: {
                     /** @description seconds, when the refusal says when it lifts */
@@ -8084,7 +9535,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "passkeys_not_configured" | "schema_newer_than_code";
                         /** @description when to try again, in seconds (a rate window, an overload) */
                         retryAfterSeconds?: number;
                     } & {
@@ -8352,6 +9803,271 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getComputersByIdBitlocker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BitlockerRecoveryEntries"];
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: forbidden */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "forbidden";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found (unknown, out of scope and unreadable alike): not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postComputersByIdBitlockerByKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    confirm?: boolean;
+                    ticket?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BitlockerRecoveryPassword"];
+                };
+            };
+            /** @description Bad request: body_too_large, confirmation_required, csrf_token_invalid, csrf_token_missing, invalid_json, ticket_required, validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "body_too_large" | "confirmation_required" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "ticket_required" | "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: cross_site_request, forbidden, strict_reauth_required */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "cross_site_request" | "forbidden" | "strict_reauth_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found (unknown, out of scope and unreadable alike): not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: bitlocker_no_password, moved */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "bitlocker_no_password" | "moved";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited */
+            429: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: bitlocker_not_configured, directory_unavailable, laps_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code, trust_not_pinned */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "bitlocker_not_configured" | "directory_unavailable" | "laps_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code" | "trust_not_pinned";
                         /** @description when to try again, in seconds (a rate window, an overload) */
                         retryAfterSeconds?: number;
                     } & {
@@ -10038,7 +11754,7 @@ export interface operations {
                     "application/json": components["schemas"]["GroupMembersResult"];
                 };
             };
-            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, invalid_json, member_not_allowed, no_member_change, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, invalid_json, member_not_allowed, no_member_change, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -10047,7 +11763,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -10098,7 +11814,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -10107,7 +11823,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -10188,7 +11904,7 @@ export interface operations {
                     "application/json": components["schemas"]["GroupMembersResult"];
                 };
             };
-            /** @description Bad request: csrf_token_invalid, csrf_token_missing, duplicate_member, member_not_allowed, no_member_change */
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, member_not_allowed, no_member_change */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -10197,7 +11913,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "member_not_allowed" | "no_member_change";
+                        code: "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "member_not_allowed" | "no_member_change";
                     } & {
                         [key: string]: unknown;
                     };
@@ -10248,7 +11964,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -10257,7 +11973,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -10347,7 +12063,7 @@ export interface operations {
                     "application/json": components["schemas"]["GroupMembersResult"];
                 };
             };
-            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, invalid_json, member_not_allowed, no_member_change, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, invalid_json, member_not_allowed, no_member_change, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -10356,7 +12072,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -10407,7 +12123,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -10416,7 +12132,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -11945,6 +13661,132 @@ export interface operations {
             };
         };
     };
+    putSettingsPasskeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allowed: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allowed: boolean;
+                        previous: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, invalid_json, validation_failed */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "invalid_json" | "validation_failed";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: cross_site_request, forbidden, reauth_required, strict_reauth_required */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "cross_site_request" | "forbidden" | "reauth_required" | "strict_reauth_required";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: not_configured, settings_changed_concurrently */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_configured" | "settings_changed_concurrently";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     putSettingsStepUpMode: {
         parameters: {
             query?: never;
@@ -11956,7 +13798,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    mode: "authenticator" | "password" | "none";
+                    mode: "authenticator" | "password" | "none" | "passkey";
                 };
             };
         };
@@ -11970,9 +13812,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        mode: "none" | "password" | "authenticator";
+                        mode: "none" | "password" | "authenticator" | "passkey";
                         /** @enum {string} */
-                        previous: "none" | "password" | "authenticator";
+                        previous: "none" | "password" | "authenticator" | "passkey";
                         warning?: string;
                     };
                 };
@@ -12302,6 +14144,217 @@ export interface operations {
             };
         };
     };
+    getTemporaryMemberships: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["TemporaryMembershipView"][];
+                        truncated: boolean;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    postTemporaryMembershipsByIdEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        membership: components["schemas"]["TemporaryMembershipView"];
+                    };
+                };
+            };
+            /** @description Bad request: csrf_token_invalid, csrf_token_missing */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "csrf_token_invalid" | "csrf_token_missing";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: session_revoked, unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "session_revoked" | "unauthenticated";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Refused: ad_denied, cross_site_request, not_requester */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "ad_denied" | "cross_site_request" | "not_requester";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not found (unknown, out of scope and unreadable alike): not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: membership_not_active */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "membership_not_active";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description the id of the request, in the log */
+                        correlationId?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unavailable: directory_unavailable, migration_in_progress, migration_pending, not_configured, overloaded, removal_failed, schema_newer_than_code */
+            503: {
+                headers: {
+                    /** @description seconds, when the refusal says when it lifts */
+                    "Retry-After"?: string;
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "directory_unavailable" | "migration_in_progress" | "migration_pending" | "not_configured" | "overloaded" | "removal_failed" | "schema_newer_than_code";
+                        /** @description when to try again, in seconds (a rate window, an overload) */
+                        retryAfterSeconds?: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     getUsers: {
         parameters: {
             query?: {
@@ -12547,7 +14600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActionOutcome"];
                 };
             };
-            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, invalid_json, member_not_allowed, no_member_change, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, invalid_json, member_not_allowed, no_member_change, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -12556,7 +14609,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -12607,7 +14660,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -12616,7 +14669,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -12702,7 +14755,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActionOutcome"];
                 };
             };
-            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, invalid_json, member_not_allowed, no_member_change, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, invalid_json, member_not_allowed, no_member_change, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -12711,7 +14764,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -12762,7 +14815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -12771,7 +14824,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -12857,7 +14910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActionOutcome"];
                 };
             };
-            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, invalid_json, member_not_allowed, no_member_change, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, invalid_json, member_not_allowed, no_member_change, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -12866,7 +14919,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -12917,7 +14970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -12926,7 +14979,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -13488,7 +15541,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordReset"];
                 };
             };
-            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, invalid_json, member_not_allowed, no_member_change, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, invalid_json, member_not_allowed, no_member_change, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -13497,7 +15550,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -13548,7 +15601,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -13557,7 +15610,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
@@ -13643,7 +15696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActionOutcome"];
                 };
             };
-            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, invalid_json, member_not_allowed, no_member_change, validation_failed */
+            /** @description Bad request: body_too_large, csrf_token_invalid, csrf_token_missing, duplicate_member, duration_out_of_range, invalid_json, member_not_allowed, no_member_change, validation_failed */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -13652,7 +15705,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
+                        code: "body_too_large" | "csrf_token_invalid" | "csrf_token_missing" | "duplicate_member" | "duration_out_of_range" | "invalid_json" | "member_not_allowed" | "no_member_change" | "validation_failed";
                     } & {
                         [key: string]: unknown;
                     };
@@ -13703,7 +15756,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: moved, password_policy */
+            /** @description Conflict: already_member, moved, password_policy */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -13712,7 +15765,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "moved" | "password_policy";
+                        code: "already_member" | "moved" | "password_policy";
                     } & {
                         [key: string]: unknown;
                     };
