@@ -39,6 +39,21 @@ const noSlot = {
   },
 } as unknown as Route;
 
+// a read that outlasts the invocation's remaining time
+const slow = (method: 'GET') =>
+  ({
+    method,
+    path: '/api/slow',
+    summary: 'test',
+    access: 'anonymous',
+    responses: { 200: z.object({ ok: z.boolean() }) },
+    async handle() {
+      ran++;
+      await new Promise((r) => setTimeout(r, 300));
+      return { body: { ok: true } };
+    },
+  }) as unknown as Route;
+
 function consoleOn(store: ReturnType<typeof memoryDynamoStore>) {
   const config = loadConfig({ Concurrency__StartBudget: String(BUDGET_S) }).config;
   const rt = { config, store, audit: new AuditChain(store, 'console') } as unknown as ConsoleRuntime;
@@ -96,6 +111,34 @@ describe('a refusal from further in (no directory connection within the wait)', 
     const res = await consoleOn(store)(arrivedAgo(0, '/api/no-slot'));
     expect([res.statusCode, JSON.parse(res.body!), res.headers!['retry-after']]).toEqual([503, { code: 'overloaded', retryAfterSeconds: 2 }, '2']);
     expect((await overloadRows(store)).map((r) => r!.reason)).toEqual(['directory_connections']);
+  });
+});
+
+describe("a request still running when the invocation's time is up (middy's early timeout)", () => {
+  // 50 ms left when the request starts: the route needs 300 ms
+  const context = () => ({ getRemainingTimeInMillis: () => 50, functionName: 'consoleSlow' }) as never;
+  const event = (method: string) => ({ rawPath: '/api/slow', headers: {}, requestContext: { http: { method, sourceIp: '127.0.0.1' }, timeEpoch: Date.now() } }) as unknown as APIGatewayProxyEventV2;
+  const on = (method: 'GET', store: ReturnType<typeof memoryDynamoStore>) => {
+    const config = loadConfig({ Concurrency__StartBudget: String(BUDGET_S) }).config;
+    const rt = { config, store, audit: new AuditChain(store, 'console') } as unknown as ConsoleRuntime;
+    return createHttpHandler([slow(method)] as never, () => rt);
+  };
+
+  it('a read answers 503 overloaded (reason deadline) with Retry-After, audited once, never 500', async () => {
+    const store = memoryDynamoStore('deadline');
+    const res = await on('GET', store)(event('GET'), context());
+    expect([res.statusCode, JSON.parse(res.body!), res.headers!['retry-after']]).toEqual([503, { code: 'overloaded', retryAfterSeconds: BUDGET_S }, String(BUDGET_S)]);
+    expect((await overloadRows(store)).map((r) => [r!.reason, r!.details?.function])).toEqual([['deadline', 'consoleSlow']]);
+  });
+
+  it('any other fault of a read keeps the plain 500 internal_error (only the timeout is an overload)', async () => {
+    const store = memoryDynamoStore('deadline-other');
+    const config = loadConfig({ Concurrency__StartBudget: String(BUDGET_S) }).config;
+    const rt = { config, store, audit: new AuditChain(store, 'console') } as unknown as ConsoleRuntime;
+    const failing = { ...(slow('GET') as object), handle: async () => Promise.reject(Object.assign(new Error('boom'), { name: 'TimeoutError' })) } as unknown as Route;
+    const res = await createHttpHandler([failing] as never, () => rt)(event('GET'), { getRemainingTimeInMillis: () => 60_000 } as never);
+    expect([res.statusCode, JSON.parse(res.body!).code, res.headers!['retry-after']]).toEqual([500, 'internal_error', undefined]);
+    expect(await overloadRows(store)).toEqual([]);
   });
 });
 

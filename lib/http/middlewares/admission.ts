@@ -4,6 +4,10 @@ import type { Store } from '../../store';
 import { recordOverload } from '../overload';
 import { exchangeOf, type HttpRequest } from './exchange';
 
+/** middy's early timeout (`timeoutEarlyResponse`): the invocation's remaining time ran out */
+const isEarlyTimeout = (e: unknown) =>
+  e instanceof Error && e.name === 'TimeoutError' && (e as { cause?: { package?: string } }).cause?.package === '@middy/core';
+
 type Admitting = { config: { Concurrency: { StartBudget: number } }; store: Store; audit: AuditChain };
 
 /**
@@ -12,6 +16,9 @@ type Admitting = { config: { Concurrency: { StartBudget: number } }; store: Stor
  * an instance) is refused 503 `overloaded` with Retry-After before any work; so is one the
  * directory could not give a connection in time. Each refusal is logged, and audited once a minute
  * per reason (lib/http/overload.ts). The error itself is answered by `errorResponse`.
+ * A read still running when the function's time is nearly up (middy's early timeout, thrown just
+ * before Lambda would end the invocation) is refused the same way, reason `deadline`: it changed
+ * nothing, so a retry is safe. Any other method keeps the plain 500: its change may have happened.
  */
 export function admission(now: () => number = Date.now) {
   return {
@@ -23,8 +30,11 @@ export function admission(now: () => number = Date.now) {
       if (typeof arrived === 'number' && budgetMs > 0 && now() - arrived > budgetMs) throw overloaded('start_budget', retryAfterFor(budgetMs));
     },
     onError: async (request: HttpRequest<any, any, Admitting>) => {
-      const reason = overloadReason(request.error);
       const ex = exchangeOf(request);
+      if (isEarlyTimeout(request.error) && (ex?.method === 'GET' || ex?.method === 'HEAD') && ex.rt) {
+        request.error = overloaded('deadline', retryAfterFor(ex.rt.config.Concurrency.StartBudget * 1000));
+      }
+      const reason = overloadReason(request.error);
       if (reason === undefined || !ex?.rt) return;
       const retryAfterSeconds = Number((request.error as { details?: { retryAfterSeconds?: number } }).details?.retryAfterSeconds ?? 1);
       const route = ex.route ? `${ex.route.method} ${ex.route.path}` : undefined;
