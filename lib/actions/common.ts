@@ -24,6 +24,15 @@ export const actionParamsSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('users.enable') }),
   z.object({ action: z.literal('users.password.reset'), mustChange: z.boolean().default(true), unlock: z.boolean().default(false) }),
   z.object({ action: z.literal('users.attributes.write'), attributes: attributesSchema }),
+  // captured at filing: the member is a user GUID (the requester's own when they asked for themselves)
+  z.object({
+    action: z.literal('groups.members.add.temporary'),
+    member: z.string().refine(isGuid, 'a member GUID'),
+    /** the member's account name as filing read it (for the approvers; set by filing, never taken from the body) */
+    memberName: plainText().max(256).optional(),
+    // the range (15 minutes to Approvals:TemporaryMembershipMaxHours) is a refusal of its own: duration_out_of_range
+    durationMinutes: z.number().int().min(1).max(168 * 60),
+  }),
   z.object({
     action: z.literal('groups.members.write'),
     add: z.array(z.string().refine(isGuid, 'a member GUID')).max(50).default([]),
@@ -32,7 +41,31 @@ export const actionParamsSchema = z.discriminatedUnion('action', [
 ]);
 export type ActionParams = z.infer<typeof actionParamsSchema>;
 
-export const targetKindOf = (action: ActionParams['action']): 'user' | 'group' => (action === 'groups.members.write' ? 'group' : 'user');
+export const targetKindOf = (action: ActionParams['action']): 'user' | 'group' => (action === 'groups.members.write' || action === TEMPORARY_MEMBERSHIP_ACTION ? 'group' : 'user');
+
+// ---- groups.members.add.temporary (issue 33; ./temporary-membership.ts)
+export const TEMPORARY_MEMBERSHIP_ACTION = 'groups.members.add.temporary' as const;
+export type TemporaryMembershipAction = typeof TEMPORARY_MEMBERSHIP_ACTION;
+/** The permission a temporary membership is decided on (filing, approval, execution). */
+export const TEMPORARY_MEMBERSHIP_PERMISSION = 'groups.members.write' as const;
+/** The shortest temporary membership; the longest is Approvals:TemporaryMembershipMaxHours (default 8 h). */
+export const TEMPORARY_MIN_MINUTES = 15;
+export type TemporaryParams = Extract<ActionParams, { action: TemporaryMembershipAction }>;
+
+/** A temporary membership as its request holds it once written. */
+export interface TemporaryMembership {
+  group: { id: string; name: string; dn: string };
+  member: { id: string; name: string; dn: string };
+  durationMinutes: number;
+  addedAt: string;
+  expiresAt: string;
+  state: 'active' | 'ended';
+  /** how it ended: removed at expiry, ended early by the requester, or found already removed (by hand, or the group or member gone) */
+  ended?: { at: string; how: 'expired' | 'ended_early' | 'removed_by_hand'; by: string };
+  /** removals that failed (a DC down): retried by every scheduled run until one succeeds */
+  removal?: { attempts: number; lastAt: string; lastCode: string };
+}
+
 
 export type ActionOutcome = 'succeeded' | 'partial' | 'failed' | 'denied' | 'unknown';
 export interface ActionResult {
@@ -43,6 +76,8 @@ export interface ActionResult {
   password?: string;
   /** groups.members.write: one line per member */
   members?: Array<{ id: string; change: 'add' | 'remove'; outcome: 'succeeded' | 'unchanged' | 'failed'; code?: string }>;
+  /** groups.members.add.temporary: the membership written, for its request */
+  temporary?: TemporaryMembership;
 }
 
 export interface ActionOptions {
@@ -51,6 +86,8 @@ export interface ActionOptions {
   /** `approver`: the last approval of request `requestId` executes it */
   approval?: ApprovalMode;
   requestId?: string;
+  /** the request's requester (a temporary membership may name them as its member) */
+  requester?: string;
 }
 
 export const auditActor = (a: Actor) => ({ id: a.identity.guid, name: a.identity.username, provider: a.identity.provider, ip: a.ip });

@@ -23,6 +23,50 @@ export const removeMemberParams = z.object({ id: z.string(), memberId: memberGui
 /** What a member change answers: the outcome per member. */
 export const groupMembersResultSchema = z.object({ outcome: z.enum(['succeeded', 'partial']), members: z.array(z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.string(), code: z.string().optional() })) });
 
+/** A member refused: the error the caller sees and the audit row's reason. */
+export interface MemberRefusal {
+  error: ApiError;
+  reason: string;
+}
+export interface DecidedMember {
+  id: string;
+  change: 'add' | 'remove';
+  dn: string;
+  name: string;
+}
+
+/**
+ * The member rules of a group change, decided on fresh facts: a member is a user or group the
+ * operator can read (`users.read` / `groups.read` in scope), never the operator's own account; a
+ * protected (VIP) member also needs `vip.manage` (`vipManage`: the delegation allowing the change
+ * holds it). `self` (a temporary membership, ./temporary-membership.ts): the requester's own account
+ * may be the member even outside the managed OUs (operators' accounts usually are), never when it
+ * is never-manageable (Tier 0, protected, privileged) or VIP; `usersOnly`: a group is refused.
+ * One refused member refuses them all.
+ */
+export async function decideMembers(
+  ctx: DecisionContext,
+  actor: Actor,
+  changes: Array<{ id: string; change: 'add' | 'remove' }>,
+  opts: { correlationId: string; vipManage: boolean; self?: string; usersOnly?: boolean },
+): Promise<{ members: DecidedMember[] } | MemberRefusal> {
+  const members: DecidedMember[] = [];
+  for (const c of changes) {
+    const isSelf = !!opts.self && opts.self.toLowerCase() === c.id.toLowerCase();
+    if (!isSelf && isOwnAccount(actor.identity, c.id)) return { error: forbidden('own_account', { member: c.id }), reason: 'own_account' };
+    let md = await decideOn(ctx, actor, 'user', 'users.read', c.id, { audit: false, correlationId: opts.correlationId });
+    if (!md.allowed && md.reason === 'never_manageable:not_a_user' && !opts.usersOnly) md = await decideOn(ctx, actor, 'group', 'groups.read', c.id, { audit: false, correlationId: opts.correlationId });
+    // the requester's own account outside the operator's scope (operators' accounts usually are): allowed as its own temporary member (classified, never Tier 0 or protected)
+    const selfOutside = isSelf && !md.allowed && md.reason === 'out_of_scope' && (md.cls?.kind === 'unmanaged' || md.cls?.kind === 'standard') && !!md.target;
+    if (!md.allowed && !selfOutside) return { error: badRequest('member_not_allowed', { member: c.id }), reason: `member_not_allowed:${md.reason}` };
+    const cls = md.cls;
+    if (cls?.kind === 'vip' && (isSelf || !opts.vipManage)) return { error: forbidden('forbidden', { reason: 'vip_requires_vip_manage', member: c.id }), reason: 'member_vip_requires_vip_manage' };
+    const target = md.target!;
+    members.push({ ...c, dn: target.dn, name: String(target.attributes.sAMAccountName ?? target.attributes.cn ?? '') });
+  }
+  return { members };
+}
+
 /**
  * `action` is `groups.members.write` (approvable), or `groups.owned.members.write` for a group the
  * operator manages (managedBy is their own account: decided by the engine); the member rules and
@@ -66,15 +110,9 @@ export async function changeGroupMembers(
   const group = { dn: d.target.dn, name: String(d.target.attributes.cn ?? '') };
 
   // every member first: one refused member refuses the whole change (nothing written)
-  const members: Array<{ id: string; change: 'add' | 'remove'; dn: string; name: string }> = [];
-  for (const c of changes) {
-    if (isOwnAccount(actor.identity, c.id)) return refuseAll(forbidden('own_account', { member: c.id }), group);
-    let md = await decideOn(ctx, actor, 'user', 'users.read', c.id, { audit: false, correlationId: opts.correlationId });
-    if (!md.allowed && md.reason === 'never_manageable:not_a_user') md = await decideOn(ctx, actor, 'group', 'groups.read', c.id, { audit: false, correlationId: opts.correlationId });
-    if (!md.allowed) return refuseAll(badRequest('member_not_allowed', { member: c.id }), group, `member_not_allowed:${md.reason}`);
-    if (md.cls.kind === 'vip' && !d.vipManage) return refuseAll(forbidden('forbidden', { reason: 'vip_requires_vip_manage', member: c.id }), group, 'member_vip_requires_vip_manage');
-    members.push({ ...c, dn: md.target.dn, name: String(md.target.attributes.sAMAccountName ?? md.target.attributes.cn ?? '') });
-  }
+  const checked = await decideMembers(ctx, actor, changes, { correlationId: opts.correlationId, vipManage: d.vipManage });
+  if ('error' in checked) return refuseAll(checked.error, group, checked.reason);
+  const members = checked.members;
 
   const results: NonNullable<ActionResult['members']> = [];
   const creds = await ctx.rt.writeCreds();

@@ -6,12 +6,14 @@ import { callPasswordService } from '../password-service/console-side/client';
 import { loadLinkKey, openResetPassword } from '../password-service/link';
 import { auditActor, nameOf, refusalError, SENSITIVE_ATTRIBUTES, type ActionOptions, type ActionOutcome, type ActionParams, type ActionResult } from './common';
 import { changeGroupMembers } from './group-members';
+import { addTemporaryMember } from './temporary-membership';
 
 export * from './common';
 export { changeGroupMembers, groupMembersChangeSchema, groupMembersResultSchema, removeMemberParams } from './group-members';
 export * from './management';
 export * from './user-management';
 export * from './group-management';
+export { addTemporaryMember, decideTemporaryMembership, isMemberNow, maxTemporaryMinutes } from './temporary-membership';
 
 // The approvable actions on users, executed directly by an operator allowed them, or by the
 // approver who gives the last approval of a request. Each is decided by the one engine on fresh
@@ -40,6 +42,10 @@ const RESET_CODES: Record<string, [number, string]> = {
  */
 export async function performAction(ctx: DecisionContext, actor: Actor, targetGuid: string, params: ActionParams, opts: ActionOptions): Promise<ActionResult> {
   if (params.action === 'groups.members.write') return changeGroupMembers(ctx, actor, targetGuid, params, opts);
+  if (params.action === 'groups.members.add.temporary') {
+    if (!opts.requester) throw new Error('a temporary membership runs only as the execution of its request');
+    return addTemporaryMember(ctx, actor, targetGuid, params, { ...opts, requester: opts.requester });
+  }
   const action = params.action as Permission;
   const audit = (outcome: string, reason: string, d?: Decision, details?: Record<string, unknown>) =>
     ctx.rt.audit.append({

@@ -36,7 +36,7 @@ export async function execute(c: ApprovalsContext, r: ApprovalRequest, version: 
   try {
     result = isAdminAction(r.action)
       ? await executeAdminChange({ rt: c.rt, actor: auditActor(c.actor), correlationId: r.correlationId, operator: { guid: c.actor.identity.guid }, requestId: r.id }, r.target.id, r.parameters as AdminParams)
-      : await performAction(c.dc, c.actor, r.target.id, r.parameters as ActionParams, { correlationId: r.correlationId, ticket: r.ticket, approval: 'approver', requestId: r.id });
+      : await performAction(c.dc, c.actor, r.target.id, r.parameters as ActionParams, { correlationId: r.correlationId, ticket: r.ticket, approval: 'approver', requestId: r.id, requester: r.requester.guid });
   } catch (e) {
     logger.error('approval execution failed', { request: r.id, correlationId: r.correlationId, error: (e as Error).name });
     result = { outcome: 'unknown', error: isApiError(e) ? e : new ApiError(500, 'internal_error') };
@@ -53,6 +53,8 @@ export async function execute(c: ApprovalsContext, r: ApprovalRequest, version: 
     closedBy: me(c.actor),
     outcome: result.outcome,
     result: { ...(result.error ? { code: result.error.code } : {}), ...(result.members ? { members: result.members } : {}) },
+    // a temporary membership written: the request holds its expiry
+    ...(result.temporary ? { temporary: result.temporary } : {}),
   };
   delete done.execution;
   if (!(await putRecord(c.rt.store, PK, r.id, done, { expectVersion: version }))) logger.error('approval: executed request could not be closed', { request: r.id });

@@ -6,7 +6,7 @@ import { ApiError, badRequest, conflict, forbidden, isApiError, notFound } from 
 import { validationError } from '../http/middlewares/validate';
 import { notify } from './notify';
 import { putRecord } from '../store/records';
-import { actionParamsSchema, refusalError, targetKindOf } from '../actions';
+import { actionParamsSchema, decideTemporaryMembership, refusalError, targetKindOf, TEMPORARY_MEMBERSHIP_ACTION } from '../actions';
 import { adminParamsSchema, isAdminAction, previewAdminChange, type AdminAction } from './admin-changes';
 import { ADMIN_APPROVERS, approversFor, isApprovable, type ApprovableAction, type RequestSource } from './settings';
 import { readApprovalSettings } from './settings';
@@ -35,6 +35,7 @@ export async function createRequest(c: ApprovalsContext, raw: unknown) {
   };
   if (body.kind === 'bulk') return createBulkRequest(c, body, refuse);
   if (body.kind === 'action' && isAdminAction(body.action)) return createAdminRequest(c, body, body.action, refuse);
+  if (body.action === TEMPORARY_MEMBERSHIP_ACTION) return createTemporaryRequest(c, body, refuse);
   if (!isApprovable(body.action)) throw await refuse(badRequest('action_not_approvable', knownAction(body.action) ? { action: body.action } : {}));
   // without the helpdesk there is no password service: a reset could never be executed
   if (body.action === 'users.password.reset' && !rt.config.Helpdesk.Enabled) throw await refuse(badRequest('action_not_available', { action: body.action }), {}, 'helpdesk_disabled');
@@ -44,6 +45,7 @@ export async function createRequest(c: ApprovalsContext, raw: unknown) {
   const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
   if (!parsed.success) throw await refuse(badRequest('invalid_parameters'));
   const parameters = parsed.data;
+  if (parameters.action === TEMPORARY_MEMBERSHIP_ACTION) throw await refuse(badRequest('invalid_parameters'));
   const { settings } = await readApprovalSettings(rt.store);
   if (settings.ticketRequired && !body.ticket) throw await refuse(badRequest('ticket_required'));
   if (!isGuid(body.target!)) throw await refuse(notFound());
@@ -111,6 +113,7 @@ async function createBulkRequest(c: ApprovalsContext, body: CreateRequestBody, r
   const parsed = actionParamsSchema.safeParse({ ...body.parameters, action: body.action });
   if (!parsed.success) throw await refuseBulk(badRequest('invalid_parameters'));
   const parameters = parsed.data;
+  if (parameters.action === TEMPORARY_MEMBERSHIP_ACTION) throw await refuseBulk(badRequest('invalid_parameters'));
   const { settings } = await readApprovalSettings(rt.store);
   // "ticket: required per instance rule; always for a bulk password reset"
   if ((settings.ticketRequired || parameters.action === 'users.password.reset') && !body.ticket) throw await refuseBulk(badRequest('ticket_required'));
@@ -157,6 +160,39 @@ async function createBulkRequest(c: ApprovalsContext, body: CreateRequestBody, r
     { kind: 'bulk', action: parameters.action, target: summary(captured.length), targets: captured, parameters, source, approvers, approvalsNeeded },
     `approval_required:${sourceKey(source)}`,
     { targets: captured.length },
+  );
+}
+
+/**
+ * A temporary group membership (issue 33): a group (target), a member (`self`, the default, or a
+ * user GUID) and a duration (durationMinutes, 15 to Approvals:TemporaryMembershipMaxHours). Always
+ * four-eyes: the requester needs `groups.members.write` on the group, held directly or only with
+ * approval; directly allowed, the instance approvers decide. Refused like the other group changes
+ * (lib/actions/temporary-membership.ts), each refusal audited `request.created`.
+ */
+async function createTemporaryRequest(c: ApprovalsContext, body: CreateRequestBody, refuse: Refuse) {
+  if (body.kind !== 'action') throw await refuse(badRequest('action_not_available', { kind: body.kind, action: body.action }));
+  const raw = body.parameters as { member?: unknown };
+  const member = raw.member === undefined || raw.member === 'self' ? c.actor.identity.guid : raw.member;
+  const parsed = actionParamsSchema.safeParse({ ...body.parameters, member, memberName: undefined, action: TEMPORARY_MEMBERSHIP_ACTION });
+  if (!parsed.success || parsed.data.action !== TEMPORARY_MEMBERSHIP_ACTION) throw await refuse(badRequest('invalid_parameters'));
+  const params = parsed.data;
+  const { settings } = await readApprovalSettings(c.rt.store);
+  if (settings.ticketRequired && !body.ticket) throw await refuse(badRequest('ticket_required'));
+  const decided = await decideTemporaryMembership(c.dc, c.actor, body.target!, params, { correlationId: c.correlationId, self: c.actor.identity.guid, approval: 'direct' });
+  const named = (t?: { id: string; dn?: string; name?: string }) => (t ? { target: { id: t.id, kind: 'group' as const, name: t.name ?? '', ...(t.dn ? { dn: t.dn } : {}) } } : {});
+  if (!decided.ok) throw await refuse(decided.error, named(decided.target), decided.reason);
+  const { d, group } = decided;
+  const source: RequestSource = !d.allowed && d.approval ? d.approval : { kind: 'always' };
+  const { approvers, approvalsNeeded } = approversFor(settings, source);
+  const self = same(decided.member.id, c.actor.identity.guid);
+  return fileRequest(
+    c,
+    body,
+    settings.requestLifetimeDays,
+    { kind: 'action', action: TEMPORARY_MEMBERSHIP_ACTION, target: { id: group.id, kind: 'group', name: group.name, dn: group.dn }, parameters: { action: TEMPORARY_MEMBERSHIP_ACTION, member: decided.member.id, memberName: decided.member.name, durationMinutes: params.durationMinutes }, source, approvers, approvalsNeeded },
+    d.allowed ? 'approval_required:temporary_membership' : `approval_required:${sourceKey(source)}`,
+    { member: decided.member.id, memberName: decided.member.name, self, durationMinutes: params.durationMinutes },
   );
 }
 

@@ -7,7 +7,7 @@ import { PERMISSIONS } from '../authz/permissions';
 import { notFound } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
 import { getRecord } from '../store/records';
-import { type ActionOutcome, type ActionParams, type ActionResult } from '../actions';
+import { TEMPORARY_MEMBERSHIP_ACTION, type ActionOutcome, type ActionParams, type ActionResult, type TemporaryMembership, type TemporaryMembershipAction } from '../actions';
 import { isAdminAction, type AdminAction, type AdminParams } from './admin-changes';
 import { approversFor, isNamedApprover, type ApprovableAction, type ApprovalSettings, type RequestApprovers, type RequestSource } from './settings';
 import { readApprovalSettings } from './settings';
@@ -48,8 +48,8 @@ export interface OperatorRef {
 export interface ApprovalRequest {
   id: string;
   kind: (typeof REQUEST_KINDS)[number];
-  /** an approvable action, or a self-widening role or delegation change (decision 26) */
-  action: ApprovableAction | AdminAction;
+  /** an approvable action, a temporary group membership (issue 33), or a self-widening role or delegation change (decision 26) */
+  action: ApprovableAction | TemporaryMembershipAction | AdminAction;
   state: RequestState;
   reason: string;
   ticket?: string;
@@ -77,6 +77,8 @@ export interface ApprovalRequest {
   comment?: string;
   outcome?: ActionOutcome;
   result?: { code?: string; members?: ActionResult['members']; counts?: Record<string, number>; total?: number };
+  /** groups.members.add.temporary, executed: the membership written and its expiry (./temporary.ts ends it) */
+  temporary?: TemporaryMembership;
 }
 
 export const PK = 'APPROVAL';
@@ -166,6 +168,6 @@ export async function refuseUnseen(c: ApprovalsContext, event: string, id: strin
 }
 
 /** An action code is recorded or echoed only when it is a permission code (never an arbitrary value). */
-export const knownAction = (action: string) => ((PERMISSIONS as readonly string[]).includes(action) || isAdminAction(action) ? action : undefined);
+export const knownAction = (action: string) => ((PERMISSIONS as readonly string[]).includes(action) || isAdminAction(action) || action === TEMPORARY_MEMBERSHIP_ACTION ? action : undefined);
 
 export const newCorrelationId = () => randomUUID();

@@ -6,3 +6,4 @@ export * from './filing';
 export * from './transitions';
 export * from './execution';
 export * from './views';
+export * from './temporary';

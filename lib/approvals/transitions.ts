@@ -1,6 +1,7 @@
 import { requireRecentStepUp } from '../auth/stepup';
 import { decideOn } from '../authz/engine';
 import { type Permission } from '../authz/permissions';
+import { TEMPORARY_MEMBERSHIP_ACTION, TEMPORARY_MEMBERSHIP_PERMISSION } from '../actions';
 import { ApiError, conflict, forbidden, isApiError } from '../errors';
 import { notify } from './notify';
 import type { ConsoleRuntime } from '../runtime';
@@ -27,6 +28,9 @@ async function widensApprover(c: ApprovalsContext, r: ApprovalRequest): Promise<
 }
 
 // ---- approve
+
+/** The permission an approver must hold directly: a temporary membership is a group-members change. */
+const permissionOf = (action: ApprovalRequest['action']): Permission => (action === TEMPORARY_MEMBERSHIP_ACTION ? TEMPORARY_MEMBERSHIP_PERMISSION : (action as Permission));
 
 /** Refuse an approval: audited as `request.approved`, outcome denied, with the rule's code. */
 async function refuseApproval(c: ApprovalsContext, r: ApprovalRequest, e: ApiError, reason = e.code) {
@@ -88,7 +92,7 @@ export async function approveRequest(c: ApprovalsContext, id: string, jobOptions
       if (reason && !(last && everyTargetGone)) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${reason}`));
     } else {
       // the approver must be directly allowed the action, decided on fresh facts
-      const d = await decideOn(c.dc, c.actor, r.target.kind as 'user' | 'group', r.action, r.target.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
+      const d = await decideOn(c.dc, c.actor, r.target.kind as 'user' | 'group', permissionOf(r.action), r.target.id, { audit: true, correlationId: r.correlationId, approval: 'approver' });
       if (!d.allowed && !(last && refusedOnTargetFacts(d))) throw await refuseApproval(c, r, forbidden(`approver_not_allowed:${d.reason}`));
       if (!d.allowed) refusedTarget = d.reason;
     }

@@ -10,12 +10,26 @@ import { ACTIONS, AUTHZ_SAVE, DELEGATION_EDITOR, DIRECTORY_WRITE, ROLE_EDITOR } 
 const operatorRef = z.object({ guid: z.string(), username: z.string() }).meta({ id: 'OperatorRef' });
 const memberOutcome = z.object({ id: z.string(), change: z.enum(['add', 'remove']), outcome: z.enum(['succeeded', 'failed', 'unchanged']), code: z.string().optional() });
 const actionOutcomes = z.enum(['succeeded', 'partial', 'failed', 'denied', 'unknown']);
+const named = z.object({ id: z.string(), name: z.string(), dn: z.string() });
+/** groups.members.add.temporary, executed (issue 33): the membership written, its expiry, and how it ended */
+export const temporaryMembership = z
+  .object({
+    group: named,
+    member: named,
+    durationMinutes: z.number(),
+    addedAt: z.string(),
+    expiresAt: z.string(),
+    state: z.enum(['active', 'ended']),
+    ended: z.object({ at: z.string(), how: z.enum(['expired', 'ended_early', 'removed_by_hand']), by: z.string() }).optional(),
+    removal: z.object({ attempts: z.number(), lastAt: z.string(), lastCode: z.string() }).optional(),
+  })
+  .meta({ id: 'TemporaryMembership' });
 
 export const approvalRequest = z
   .object({
     id: z.string(),
     kind: z.enum(['action', 'bulk', 'leaver']),
-    action: z.enum(['users.password.reset', 'users.unlock', 'users.disable', 'users.enable', 'users.attributes.write', 'groups.members.write', 'roles.save', 'delegations.save']),
+    action: z.enum(['users.password.reset', 'users.unlock', 'users.disable', 'users.enable', 'users.attributes.write', 'groups.members.write', 'groups.members.add.temporary', 'roles.save', 'delegations.save']),
     state: z.enum(['pending', 'executed', 'rejected', 'cancelled', 'expired']),
     reason: z.string(),
     ticket: z.string().optional(),
@@ -40,8 +54,16 @@ export const approvalRequest = z
     comment: z.string().optional(),
     outcome: actionOutcomes.optional(),
     result: z.object({ code: z.string().optional(), members: z.array(memberOutcome).optional(), counts: z.record(z.string(), z.number()).optional(), total: z.number().optional() }).optional(),
+    temporary: temporaryMembership.optional(),
   })
   .meta({ id: 'ApprovalRequest' });
+
+/** One temporary membership of the caller (GET /api/temporary-memberships): its request, and the membership */
+export const temporaryMembershipView = temporaryMembership.extend({ request: z.string(), reason: z.string(), requester: operatorRef.extend({ provider: z.string() }) }).meta({ id: 'TemporaryMembershipView' });
+export const temporaryMembershipList = z.object({ items: z.array(temporaryMembershipView), truncated: z.boolean() });
+export const temporaryMembershipEnded = z.object({ membership: temporaryMembershipView });
+// ending one early: the requester only; the removal's directory answer when it fails (the run retries it at expiry)
+export const END_MEMBERSHIP_ERRORS = { 403: ['ad_denied', 'not_requester'], 404: ['not_found'], 409: ['membership_not_active'], 503: ['directory_unavailable', 'removal_failed'] };
 
 export const jobProgress = z
   .object({
@@ -92,11 +114,11 @@ export const passwordsFileHeaders = {
 // ---- the error codes of the approvals routes (functions/console/approvals.ts), by status
 // what filing runs: the request's checks, and for a role or delegation change the editor's rules
 export const FILING_ERRORS = errorCodes(ROLE_EDITOR, DELEGATION_EDITOR, {
-  400: ['action_not_approvable', 'action_not_available', 'assignee_not_found', 'assignee_not_security_group', 'bulk_sources_differ', 'duplicate_target', 'invalid_id', 'invalid_parameters', 'ou_in_tier', 'ou_not_found', 'ou_not_managed', 'role_not_delegable', 'role_not_found', 'ticket_required', 'too_many_targets', 'unknown_permission', 'validation_failed'],
+  400: ['action_not_approvable', 'action_not_available', 'assignee_not_found', 'assignee_not_security_group', 'bulk_sources_differ', 'duplicate_target', 'duration_out_of_range', 'invalid_id', 'member_not_allowed', 'invalid_parameters', 'ou_in_tier', 'ou_not_found', 'ou_not_managed', 'role_not_delegable', 'role_not_found', 'ticket_required', 'too_many_targets', 'unknown_permission', 'validation_failed'],
   401: ['session_revoked'],
   403: ['approval_required', 'bulk_target_refused', 'forbidden', 'own_account', 'reauth_required', 'role_read_only', 'strict_reauth_required'],
   404: ['not_found'],
-  409: ['approval_not_required', 'not_configured', 'request_id_collision', 'role_name_taken', 'version_conflict'],
+  409: ['already_member', 'approval_not_required', 'not_configured', 'request_id_collision', 'role_name_taken', 'version_conflict'],
   503: ['directory_unavailable'],
 });
 // an approval: the approver's own rules, then (the last one) the action or the admin change executed

@@ -10,10 +10,10 @@ export const DIRECTORY_READ: ErrorCodes = { 503: ['directory_unavailable'] };
 export const DIRECTORY_WRITE: ErrorCodes = { 403: ['ad_denied'], 502: ['directory_outcome_unknown'], 503: ['directory_unavailable'] };
 /** The approvable actions (lib/actions): refused, needing an approval, or the password service's answer for a reset. */
 export const ACTIONS: ErrorCodes = {
-  400: ['duplicate_member', 'member_not_allowed', 'no_member_change'],
+  400: ['duplicate_member', 'duration_out_of_range', 'member_not_allowed', 'no_member_change'],
   403: ['ad_denied', 'approval_required', 'forbidden', 'own_account'],
   404: ['not_found'],
-  409: ['moved', 'password_policy'],
+  409: ['already_member', 'moved', 'password_policy'],
   502: ['directory_outcome_unknown'],
   503: ['directory_unavailable', 'reset_not_configured', 'reset_unavailable', 'trust_not_pinned'],
 };
