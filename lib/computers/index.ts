@@ -5,6 +5,7 @@ import { scopeQuerySchema, searchScope, type ScopeQuery } from '../authz/scoped-
 import { escapeFilterValue, isGuid } from '../directory';
 import { COMPUTER_ATTRIBUTES, fileTimeToIso, type ObjectFacts } from '../directory/objects';
 import { notFound } from '../errors';
+import { keyIdPrefixOf, RECOVERY_CLASS } from '../bitlocker/entries';
 
 // Computer read views (console spec, Computer): never a password, never a never-manageable object.
 export const computerViewSchema = z.object({
@@ -48,6 +49,23 @@ export function parentDn(dn: string): string {
   return m ? m[1] : '';
 }
 
+/** At most this many computers are found by one key id prefix (8 hex characters: a collision is rare). */
+const MAX_BY_KEY = 20;
+
+/**
+ * Search by BitLocker key id (issue 33), the way a user reads it off the recovery screen: a query
+ * of exactly 8 hexadecimal characters also finds the computers holding a recovery entry whose key
+ * id starts with it. The entries are read with the console's read account (names only, never a
+ * key); the computers they name are then searched like any other, within the operator's scope only
+ * (searchScope: a computer outside it is not found, as for a name).
+ */
+async function computersByKeyIdPrefix(ctx: DecisionContext, q: string | undefined): Promise<string[]> {
+  const prefix = q ? keyIdPrefixOf(q) : undefined;
+  if (!prefix) return [];
+  const found = await ctx.dir.search({ base: ctx.dir.baseDn, filter: `(&(objectClass=${RECOVERY_CLASS})(cn=*{${prefix}-*))`, attributes: ['objectGUID', 'cn'], max: MAX_BY_KEY });
+  return [...new Set(found.entries.map((e) => parentDn(e.dn)).filter(Boolean))];
+}
+
 /** Detail view with display hints (the hints decide nothing: every action is decided again). */
 export async function getComputer(ctx: DecisionContext, actor: Actor, guid: string, correlationId: string) {
   if (!isGuid(guid)) throw notFound();
@@ -67,11 +85,12 @@ export const searchQuerySchema = scopeQuerySchema;
  * Directory:MaxResults computers the operator may read, never-manageable ones left out.
  */
 export async function searchComputers(ctx: DecisionContext, actor: Actor, query: ScopeQuery, masterKey: Buffer) {
-  const classCtx = await ctx.classificationContext();
+  const [classCtx, byKey] = await Promise.all([ctx.classificationContext(), computersByKeyIdPrefix(ctx, query.q)]);
+  const byKeyFilter = byKey.map((dn) => `(distinguishedName=${escapeFilterValue(dn)})`).join('');
   return searchScope(ctx, actor, query, masterKey, {
     kind: 'computers',
     readPermission: 'computers.read',
-    filter: (q) => (q ? `(&(objectCategory=computer)(|(cn=*${escapeFilterValue(q)}*)(dNSHostName=*${escapeFilterValue(q)}*)))` : '(objectCategory=computer)'),
+    filter: (q) => (q ? `(&(objectCategory=computer)(|(cn=*${escapeFilterValue(q)}*)(dNSHostName=*${escapeFilterValue(q)}*)${byKeyFilter}))` : '(objectCategory=computer)'),
     attributes: COMPUTER_ATTRIBUTES,
     pageSize: ctx.rt.config.Directory.MaxResults,
     classify: async (entries) => (await ctx.dir.withTokenGroups(entries)).map((facts) => ({ facts, cls: classifyComputer(facts, classCtx) })),

@@ -88,6 +88,17 @@ export const CHECKS = {
   laps_expire_rights_missing: { section: 'laps', severity: 'warning', remedy: 'The LAPS account may not write msLAPS-PasswordExpirationTime here: run the LAPS rights export with computers.laps.expire for this scope.' },
   no_sample_computer: { section: 'laps', severity: 'info', remedy: 'No LAPS-managed standard computer in this scope: its rights cannot be verified until one has a LAPS password.' },
   laps_needs_password_service: { section: 'laps', severity: 'error', remedy: 'A delegation names a LAPS action but the helpdesk (password service) is off: deploy it (Helpdesk:Enabled) or remove the LAPS actions.' },
+  // ---- BitLocker recovery keys (issue 33): the BitLocker account's rights, checked like the LAPS account's
+  bitlocker_needs_password_service: { section: 'laps', severity: 'error', remedy: 'A delegation names computers.bitlocker.read but the helpdesk (password service) is off: deploy it (Helpdesk:Enabled) or remove the permission.' },
+  bitlocker_service_unreachable: { section: 'laps', severity: 'error', remedy: 'The console cannot reach the password service for the BitLocker checks: check that it runs and that the helpdesk link key is the same on both.' },
+  bitlocker_identity_not_configured: { section: 'laps', severity: 'error', remedy: 'The password service holds no BitLocker account: give it HDC_BITLOCKER_UPN and HDC_BITLOCKER_PASSWORD_FILE (installer: --bitlocker-upn, --bitlocker-password-file).' },
+  bitlocker_bind_failed: { section: 'laps', severity: 'error', remedy: "The BitLocker account's sign-in failed: set its password again in the directory and in the password service's secret file." },
+  bitlocker_identity_ok: { section: 'laps', severity: 'ok', remedy: 'Nothing to do: the password service signs in with the BitLocker account.' },
+  no_bitlocker_sample: { section: 'laps', severity: 'info', remedy: "No recovery entry the console's read account can list below a standard computer of this scope: its rights cannot be verified until one exists (or grant the read account Read on msFVE-RecoveryInformation objects: the BitLocker rights export)." },
+  bitlocker_console_key_hidden: { section: 'laps', severity: 'ok', remedy: "Nothing to do: the console's read account lists the recovery entry but the directory withholds its key." },
+  bitlocker_console_reads_key: { section: 'laps', severity: 'error', remedy: "The console's read account can read msFVE-RecoveryPassword in this scope: remove its Control Access (or Full Control) on msFVE-RecoveryInformation objects; only the BitLocker account may read the key." },
+  bitlocker_read_rights_effective: { section: 'laps', severity: 'ok', remedy: 'Nothing to do: the directory returns msFVE-RecoveryPassword to the BitLocker account on the sample entry.' },
+  bitlocker_read_rights_missing: { section: 'laps', severity: 'error', remedy: 'The BitLocker account cannot read the recovery password in this scope: run the BitLocker rights export for it (Read property + Control access on msFVE-RecoveryPassword, msFVE-RecoveryInformation objects).' },
 } satisfies Record<string, CheckSpec>;
 
 export type CheckCode = keyof typeof CHECKS;

@@ -6,6 +6,7 @@ import { probeDcs } from '../directory/probe';
 import { openString } from '../crypto/seal';
 import { unavailable } from '../errors';
 import { lapsDiagnostics } from '../laps/diagnostics';
+import { bitlockerDiagnostics } from '../bitlocker/diagnostics';
 import { overdueTemporaryMemberships } from '../approvals/temporary';
 import type { ConsoleRuntime } from '../runtime';
 import { caCertificates } from '../setup/connection';
@@ -25,6 +26,8 @@ export interface DiagnosticsReport {
   summary: { errors: number; warnings: number };
   checks: Check[];
   lapsScopes: Array<{ scope: string; sample?: string; checks: Check[] }>;
+  /** the BitLocker account's rights per scope of a delegation holding computers.bitlocker.read (issue 33) */
+  bitlockerScopes: Array<{ scope: string; sample?: string; checks: Check[] }>;
 }
 
 export interface DiagnosticsSources {
@@ -41,26 +44,29 @@ export async function runDiagnostics(rt: ConsoleRuntime, sources: DiagnosticsSou
   const now = (sources.now ?? Date.now)();
   const dir = await rt.directory();
 
-  const [directory, signin, accessClaims, delegation, laps] = await Promise.all([
+  const [directory, signin, accessClaims, delegation, laps, bitlocker] = await Promise.all([
     directoryChecks(rt, s, now),
     signinChecks(rt, s, dir),
     accessClaimChecks(rt, s, dir),
     delegationExportCheck(rt.store, s, dir),
     lapsDiagnostics(rt).catch(() => ({ checks: ['laps_service_unreachable'], scopes: [] })),
+    bitlockerDiagnostics(rt).catch(() => ({ checks: ['bitlocker_service_unreachable'], scopes: [] })),
   ]);
   const lapsChecks = laps.checks.map((code) => check(code));
   // the pin belongs to the connection; the service reports it with its LAPS answer
   const pin = lapsChecks.filter((c) => c.code === 'trust_not_pinned');
   const overdue = await overdueTemporaryMemberships(rt);
   if (overdue.length) directory.push(check('temporary_membership_removal_failed', { count: overdue.length, memberships: overdue.slice(0, MAX_NAMED), ...(overdue.length > MAX_NAMED ? { truncated: true } : {}) }));
-  const checks = [...directory, ...pin, ...signin, ...accessClaims, ...(delegation ? [check(delegation.code, delegation.details)] : []), ...lapsChecks.filter((c) => c.code !== 'trust_not_pinned')];
+  const checks = [...directory, ...pin, ...signin, ...accessClaims, ...(delegation ? [check(delegation.code, delegation.details)] : []), ...lapsChecks.filter((c) => c.code !== 'trust_not_pinned'), ...bitlocker.checks.map((code) => check(code))];
   const lapsScopes = laps.scopes.map((sc) => ({ scope: sc.scope, ...(sc.sample ? { sample: sc.sample } : {}), checks: sc.checks.map((code) => check(code, { scope: sc.scope })) }));
-  const all = [...checks, ...lapsScopes.flatMap((x) => x.checks)];
+  const bitlockerScopes = bitlocker.scopes.map((sc) => ({ scope: sc.scope, ...(sc.sample ? { sample: sc.sample } : {}), checks: sc.checks.map((code) => check(code, { scope: sc.scope })) }));
+  const all = [...checks, ...lapsScopes.flatMap((x) => x.checks), ...bitlockerScopes.flatMap((x) => x.checks)];
   return {
     generatedAt: new Date(now).toISOString(),
     summary: { errors: all.filter((c) => c.severity === 'error').length, warnings: all.filter((c) => c.severity === 'warning').length },
     checks,
     lapsScopes,
+    bitlockerScopes,
   };
 }
 

@@ -243,6 +243,43 @@ describe('POST /api/computers/{id}/bitlocker/{keyId}', () => {
   });
 });
 
+describe('search by key id: the first 8 characters find the computer, within the operator’s scope only', () => {
+  const search = async (who: string, q: string) => {
+    const r = await (await signedIn(who)).get(`/api/computers?q=${encodeURIComponent(q)}`);
+    expect(r.status).toBe(200);
+    for (const k of BITLOCKER_CANARIES) expect(r.text).not.toContain(k);
+    return r.body.items.map((i: any) => i.name);
+  };
+
+  it('finds the computer by the prefix as read off the screen (any case, with a brace)', async () => {
+    const prefix = key('WS-STD-01', 1).keyId.slice(0, 8);
+    expect(await search('op-helpdesk', prefix)).toEqual(['WS-STD-01']);
+    expect(await search('op-helpdesk', `{${prefix.toLowerCase()}`)).toEqual(['WS-STD-01']);
+    expect(await search('op-branch', key('WS-BR-01').keyId.slice(0, 8))).toEqual(['WS-BR-01']);
+  });
+
+  it('never finds a computer outside the operator’s scope, nor a never-manageable or unmanaged one', async () => {
+    expect(await search('op-branch', key('WS-STD-01').keyId.slice(0, 8))).toEqual([]);
+    expect(await search('op-helpdesk', key('WS-BR-01').keyId.slice(0, 8))).toEqual([]);
+    for (const n of ['SRV-T0-01', 'WS-SENS-DIRECT', 'WS-OTHER-01']) expect([n, await search('op-super', key(n).keyId.slice(0, 8))]).toEqual([n, []]);
+  });
+});
+
+describe('diagnostics check the BitLocker rights the way they check the LAPS rights', () => {
+  it('per delegated scope: the console’s account lists the sample entry without its key, the BitLocker account reads it', async () => {
+    const r = await (await signedIn('op-super')).get('/api/diagnostics');
+    expect(r.status).toBe(200);
+    expect(r.body.checks.map((x: any) => x.code)).toContain('bitlocker_identity_ok');
+    const byScope = Object.fromEntries(r.body.bitlockerScopes.map((s: any) => [s.scope.split(',')[0], s]));
+    for (const ou of ['OU=Managed', 'OU=Branch']) {
+      expect(byScope[ou].checks.map((x: any) => x.code)).toEqual(['bitlocker_console_key_hidden', 'bitlocker_read_rights_effective']);
+    }
+    expect(byScope['OU=Branch'].sample).toBe('WS-BR-01');
+    expect(byScope['OU=Managed'].sample).toMatch(/^WS-STD-0[15]$/);
+    for (const k of BITLOCKER_CANARIES) expect(r.text).not.toContain(k);
+  });
+});
+
 describe('no recovery password in an error body', () => {
   it('collected every non-200 body and every list of this file', () => {
     expect(errorBodies.length).toBeGreaterThan(20);

@@ -77,5 +77,6 @@ export const diagnostics = z.object({
   summary: z.object({ errors: z.number(), warnings: z.number() }),
   checks: z.array(check),
   lapsScopes: z.array(z.object({ scope: z.string(), sample: z.string().optional(), checks: z.array(check) })),
+  bitlockerScopes: z.array(z.object({ scope: z.string(), sample: z.string().optional(), checks: z.array(check) })),
 });
 export const lapsDiagnostics = z.object({ checks: z.array(z.string()), scopes: z.array(z.object({ scope: z.string(), sample: z.string().optional(), checks: z.array(z.string()) })) });

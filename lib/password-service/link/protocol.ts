@@ -45,7 +45,8 @@ export type ServiceRequest =
   | { op: 'health' }
   | { op: 'pin' }
   | { op: 'laps.diagnose'; scopeDns: string[] }
-  | { op: 'bitlocker.diagnose'; scopeDns: string[] }
+  /** per scope, one sample recovery entry found by the console's read account: can the BitLocker account read its key? */
+  | { op: 'bitlocker.diagnose'; samples: Array<{ scope: string; dn: string }> }
   | LapsRequest
   | BitlockerRequest
   | ResetRequest;

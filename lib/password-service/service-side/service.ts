@@ -115,6 +115,7 @@ export class PasswordService {
     }
     if (req.op === 'pin') return await this.pin();
     if (req.op === 'laps.diagnose') return await this.diagnose(req);
+    if (req.op === 'bitlocker.diagnose') return await this.diagnoseBitlocker(req);
     if (req.op === 'users.password.reset') return await resetUserPassword(req, this.ctx);
     return { ok: false, code: 'unknown_operation' };
   }
@@ -292,6 +293,26 @@ export class PasswordService {
     const dir = this.ctx.directory(s, creds);
     if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, trusted, identity: 'laps_bind_failed', scopes: [] };
     return { ok: true, trusted, identity: 'laps_identity_ok', scopes: await diagnoseLapsRights(dir, creds, s, (req.scopeDns ?? []).slice(0, 50).map(String), await this.ctx.classificationContext(dir, s)) };
+  }
+
+  /** Diagnostics (issue 33): the BitLocker account signs in, and whether it may read the key of each sample entry (names only). */
+  private async diagnoseBitlocker(req: { samples: Array<{ scope: string; dn: string }> }): Promise<ServiceResponse> {
+    const s = await this.ctx.settings();
+    if (!s) return { ok: false, code: 'not_configured' };
+    const creds = await this.ctx.credentials('bitlocker');
+    if (!creds) return { ok: true, identity: 'bitlocker_identity_not_configured', scopes: [] };
+    const dir = this.ctx.directory(s, creds);
+    if (!(await dir.verifyCredentials(creds).catch(() => false))) return { ok: true, identity: 'bitlocker_bind_failed', scopes: [] };
+    const samples = (Array.isArray(req.samples) ? req.samples : []).slice(0, 50).filter((x) => typeof x?.dn === 'string' && typeof x?.scope === 'string');
+    const scopes = await Promise.all(
+      samples.map(async ({ scope, dn }) => {
+        // only below a managed OU: the service never looks elsewhere on the console's word
+        const managed = (await this.ctx.classificationContext(dir, s)).managedOuDns.some((m) => isBelow(dn, m));
+        const readable = managed ? await dir.readableAttributeNames(dn).catch(() => new Set<string>()) : new Set<string>();
+        return { scope, checks: [readable.has('msfve-recoverypassword') ? 'bitlocker_read_rights_effective' : 'bitlocker_read_rights_missing'] };
+      }),
+    );
+    return { ok: true, identity: 'bitlocker_identity_ok', scopes };
   }
 
   private async expire(dir: Directory, creds: DirectoryCredentials, dn: string, attrs: Record<string, string | string[] | undefined>, done: (o: string) => void): Promise<ServiceResponse> {

@@ -8355,7 +8355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: passkey_already_registered */
+            /** @description Conflict: passkey_already_registered, passkey_limit_reached */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -8364,7 +8364,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "passkey_already_registered";
+                        code: "passkey_already_registered" | "passkey_limit_reached";
                     } & {
                         [key: string]: unknown;
                     };
@@ -8640,7 +8640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not signed in: invalid_credentials, passkey_challenge_invalid, passkey_counter_regressed, passkey_invalid, passkey_not_registered, passkey_origin_mismatch, passkey_rp_mismatch, passkey_user_verification_required */
+            /** @description Not signed in: invalid_credentials, passkey_challenge_invalid, passkey_counter_regressed, passkey_invalid, passkey_not_registered, passkey_origin_mismatch, passkey_rp_mismatch, passkey_user_verification_required, unauthenticated */
             401: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -8649,7 +8649,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_credentials" | "passkey_challenge_invalid" | "passkey_counter_regressed" | "passkey_invalid" | "passkey_not_registered" | "passkey_origin_mismatch" | "passkey_rp_mismatch" | "passkey_user_verification_required";
+                        code: "invalid_credentials" | "passkey_challenge_invalid" | "passkey_counter_regressed" | "passkey_invalid" | "passkey_not_registered" | "passkey_origin_mismatch" | "passkey_rp_mismatch" | "passkey_user_verification_required" | "unauthenticated";
                     } & {
                         [key: string]: unknown;
                     };
@@ -9249,6 +9249,21 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "csrf_token_invalid" | "csrf_token_missing";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in: unauthenticated */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unauthenticated";
                     } & {
                         [key: string]: unknown;
                     };
@@ -10417,6 +10432,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        bitlockerScopes: {
+                            checks: components["schemas"]["DiagnosticsCheck"][];
+                            sample?: string;
+                            scope: string;
+                        }[];
                         checks: components["schemas"]["DiagnosticsCheck"][];
                         generatedAt: string;
                         lapsScopes: {
