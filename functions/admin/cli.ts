@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { COMMANDS, helpOf, USAGE } from '../../lib/admin/commands';
-import { resetOperatorTotp } from '../../lib/admin/reset-totp';
+import { resetOperatorAuthenticators, resetOperatorTotp } from '../../lib/admin/reset-totp';
 import { importRoles } from '../../lib/authz/import-roles';
 import { createRuntime } from '../../lib/runtime';
 import { issueSetupToken } from '../../lib/setup';
@@ -67,6 +67,11 @@ export async function runAdminCommand(argv: string[], env = environment()): Prom
       const who = args.filter((a) => !a.startsWith('--')).join(' ');
       if (!who) return { code: 2, out: helpOf(command) };
       return resetOperatorTotp(rt, who, actor);
+    }
+    case 'reset-authenticators': {
+      const who = args.filter((a) => !a.startsWith('--')).join(' ');
+      if (!who) return { code: 2, out: helpOf(command) };
+      return resetOperatorAuthenticators(rt, who, actor);
     }
     case 'migrate': {
       const extra = args.find((a) => a !== '--confirm');

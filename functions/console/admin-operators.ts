@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { plainText, multilineText } from '@lib/plain-text';
-import { deleteOperator, listOperators, resetOperatorTotp } from '@lib/auth/operator-admin';
+import { deleteOperator, listOperators, resetOperatorPasskeys, resetOperatorTotp } from '@lib/auth/operator-admin';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute, objectIdParams, type RouteContext } from '@lib/http/route';
 import { addProtectedGroup, lapsAccountView, protectedGroupsView, removeProtectedGroup } from '@lib/setup/protection';
-import { lapsAccount as lapsAccountAnswer, operatorDeleted, operators, protectedGroups as protectedGroupsAnswer, protectedGroupsChanged, totpReset } from '@lib/api/console/admin';
+import { lapsAccount as lapsAccountAnswer, operatorDeleted, operators, protectedGroups as protectedGroupsAnswer, passkeysReset, protectedGroupsChanged, totpReset } from '@lib/api/console/admin';
 
 // who may act on another operator's record: one who holds all their rights, a Super administrator's only by another
 const OPERATOR_RECORD = { 403: ['operator_rights_not_held', 'own_account', 'super_administrator_required'], 503: ['directory_unavailable'] };
@@ -58,6 +58,23 @@ const resetTotp = defineRoute({
   errors: { ...OPERATOR_RECORD, 409: ['no_authenticator'] },
   async handle(c) {
     return { body: await resetOperatorTotp({ rt: c.rt, actor: actorOf(c), rights: c.rights!, correlationId: c.correlationId }, c.params.id, c.body.reason) };
+  },
+});
+
+const resetPasskeys = defineRoute({
+  method: 'POST',
+  path: '/api/admin/operators/{id}/passkeys/reset',
+  summary:
+    "Remove every passkey of another operator (id: objectGUID; recovery, issue 32); the same rule as an authenticator reset; ends their sessions; audited operators.passkeys_reset",
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  params: objectIdParams,
+  body: z.object({ reason: multilineText().trim().min(1).max(500) }),
+  responses: { 200: passkeysReset },
+  errors: { ...OPERATOR_RECORD, 409: ['no_passkey'] },
+  async handle(c) {
+    return { body: await resetOperatorPasskeys({ rt: c.rt, actor: actorOf(c), rights: c.rights!, correlationId: c.correlationId }, c.params.id, c.body.reason) };
   },
 });
 
@@ -117,5 +134,5 @@ const lapsAccount = defineRoute({
   },
 });
 
-export const routes = [list, remove, resetTotp, protectedGroups, addGroup, removeGroup, lapsAccount];
+export const routes = [list, remove, resetTotp, resetPasskeys, protectedGroups, addGroup, removeGroup, lapsAccount];
 export const handler = consoleHandler(routes);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { brandingInputSchema, publicBranding, readBranding, saveBranding } from '@lib/setup/branding';
 import { updateStepUpMode } from '@lib/setup/step-up-mode';
+import { updatePasskeySignIn } from '@lib/auth/passkey-signin';
+import { passkeySignInChanged } from '@lib/api/console/passkeys';
 import { STEP_UP_MODES } from '@lib/setup/settings';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
@@ -63,5 +65,21 @@ const signInBranding = defineRoute({
   },
 });
 
-export const routes = [stepUpMode, getBranding, putBranding, signInBranding];
+// issue 32: a discoverable passkey alone at sign-in (default off)
+const passkeySignIn = defineRoute({
+  method: 'PUT',
+  path: '/api/settings/passkey-sign-in',
+  summary: 'Allow or refuse the sign-in with a discoverable passkey alone (step-up; audited settings.passkey_sign_in)',
+  access: 'operator',
+  permission: 'settings.manage',
+  stepUp: true,
+  body: z.object({ allowed: z.boolean() }),
+  responses: { 200: passkeySignInChanged },
+  errors: { 409: ['not_configured', 'settings_changed_concurrently'] },
+  async handle({ rt, body, operator, sourceIp, correlationId }) {
+    return { body: await updatePasskeySignIn(rt, body.allowed, { id: operator!.guid, name: operator!.username, ip: sourceIp }, correlationId) };
+  },
+});
+
+export const routes = [stepUpMode, getBranding, putBranding, signInBranding, passkeySignIn];
 export const handler = consoleHandler(routes);

@@ -15,6 +15,10 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'reset-totp <operator>',
     help: "clear an operator's authenticator and end their sessions; <operator> is the operator id (objectGUID), the sign-in name or a display name only one operator has; audited operators.totp_reset, reason recovery",
   },
+  'reset-authenticators': {
+    usage: 'reset-authenticators <operator>',
+    help: "remove every passkey of an operator and clear their authenticator, and end their sessions (recovery of a lost passkey); <operator> as for reset-totp; audited operators.authenticators_reset, reason recovery",
+  },
   'issue-fleet-token': { usage: 'issue-fleet-token', help: 'issue the bearer token of GET /api/fleet/v1/status (replaces the old one; audited)' },
   'pin-password-service': { usage: 'pin-password-service', help: 'first use: pin the password service to the configured domain and CA (audited)' },
   'verify-audit': { usage: 'verify-audit', help: 'verify the audit hash chain (exit 1 when it does not verify)' },

@@ -6,7 +6,8 @@ import { conflict, forbidden, isApiError, notFound } from '../errors';
 import type { ConsoleRuntime } from '../runtime';
 import type { InstanceSettings, ManagedOu } from '../setup/settings';
 import { SUPER_ADMINISTRATOR_ROLE } from '../authz/permissions';
-import { deleteOperatorRecord, getOperator, listOperatorRecords, resetAuthenticator } from './operators';
+import { deleteOperatorRecord, getOperator, listOperatorRecords, resetAuthenticator, type OperatorRecord } from './operators';
+import { deleteAllPasskeys, listPasskeys } from './passkey-records';
 import { endOperatorSessions } from './sessions';
 
 // An administrator's reset of another operator's authenticator (console spec, Authentication 5):
@@ -40,7 +41,35 @@ export interface TotpResetContext {
  * POST /api/admin/operators/{id}/totp/reset: audited `operators.totp_reset` with the reason given;
  * every refusal is a row of the same event, outcome denied, its code as reason.
  */
-export async function resetOperatorTotp(ctx: TotpResetContext, targetId: string, reason: string) {
+export function resetOperatorTotp(ctx: TotpResetContext, targetId: string, reason: string) {
+  return resetOperatorAuthenticator(ctx, targetId, reason, 'operators.totp_reset', async (rec) => {
+    if (!rec.totpSealed && !rec.pendingTotpSealed) throw conflict('no_authenticator');
+    return { sessionsEnded: (await resetAuthenticator(ctx.rt.store, targetId)).sessionsEnded };
+  });
+}
+
+/**
+ * POST /api/admin/operators/{id}/passkeys/reset (issue 32): every passkey of the operator goes and
+ * their sessions end, under the same rule as an authenticator reset; audited `operators.passkeys_reset`.
+ */
+export async function resetOperatorPasskeys(ctx: TotpResetContext, targetId: string, reason: string) {
+  let removed = 0;
+  const r = await resetOperatorAuthenticator(ctx, targetId, reason, 'operators.passkeys_reset', async () => {
+    removed = await deleteAllPasskeys(ctx.rt.store, targetId);
+    if (!removed) throw conflict('no_passkey');
+    return { removed, sessionsEnded: await endOperatorSessions(ctx.rt.store, targetId) };
+  });
+  return { ...r, removed };
+}
+
+/** The rule both resets share (Authentication 5); `clear` removes the authenticator and answers the audit row's details. */
+async function resetOperatorAuthenticator(
+  ctx: TotpResetContext,
+  targetId: string,
+  reason: string,
+  event: string,
+  clear: (rec: OperatorRecord) => Promise<{ sessionsEnded: number } & Record<string, unknown>>,
+) {
   const { rt } = ctx;
   const target: { id: string; name?: string; kind: string } = { id: targetId, kind: 'operator' };
   try {
@@ -58,13 +87,12 @@ export async function resetOperatorTotp(ctx: TotpResetContext, targetId: string,
     if (targetRights.superAdministrator && !ctx.rights.superAdministrator) throw forbidden('super_administrator_required');
     const missing = missingRight(ctx.rights, targetRights);
     if (missing) throw forbidden('operator_rights_not_held', missing);
-    if (!rec.data.totpSealed && !rec.data.pendingTotpSealed) throw conflict('no_authenticator');
-    const { sessionsEnded } = await resetAuthenticator(rt.store, targetId);
-    await rt.audit.append({ event: 'operators.totp_reset', outcome: 'success', reason, actor: ctx.actor, target, correlationId: ctx.correlationId, details: { sessionsEnded } });
-    return { operator: { id: facts.guid, username: facts.samAccountName }, sessionsEnded };
+    const details = await clear(rec.data);
+    await rt.audit.append({ event, outcome: 'success', reason, actor: ctx.actor, target, correlationId: ctx.correlationId, details });
+    return { operator: { id: facts.guid, username: facts.samAccountName }, sessionsEnded: details.sessionsEnded };
   } catch (e) {
     if (isApiError(e)) {
-      await rt.audit.append({ event: 'operators.totp_reset', outcome: 'denied', reason: e.code, actor: ctx.actor, target, correlationId: ctx.correlationId, details: { requestReason: reason, ...e.details } });
+      await rt.audit.append({ event, outcome: 'denied', reason: e.code, actor: ctx.actor, target, correlationId: ctx.correlationId, details: { requestReason: reason, ...e.details } });
     }
     throw e;
   }
@@ -103,6 +131,7 @@ export async function listOperators(rt: ConsoleRuntime) {
       subject: e.subject ?? null,
       lastSignInAt: e.lastSignInAt ?? null,
       authenticator: rec?.data.totpSealed ? 'enrolled' : rec?.data.pendingTotpSealed ? 'pending' : 'none',
+      passkeys: (await listPasskeys(rt.store, e.guid)).length,
       directoryAccount: !facts ? 'missing' : facts.userAccountControl & 0x2 ? 'disabled' : 'enabled',
       roles: roleNamesOf(rights),
     });
@@ -133,6 +162,7 @@ export async function deleteOperator(ctx: TotpResetContext, targetId: string) {
     const missing = missingRight(ctx.rights, rights);
     if (missing) throw forbidden('operator_rights_not_held', missing);
     await deleteOperatorRecord(rt.store, targetId);
+    await deleteAllPasskeys(rt.store, targetId);
     const sessionsEnded = await endOperatorSessions(rt.store, targetId);
     const recorded = { name: target.name, provider: entry?.provider ?? rec?.data.provider ?? null, subject: entry?.subject ?? rec?.data.subject ?? null, roles: roleNamesOf(rights) };
     await rt.audit.append({ event: 'operators.deleted', outcome: 'success', actor: ctx.actor, target, correlationId: ctx.correlationId, details: { ...recorded, sessionsEnded } });

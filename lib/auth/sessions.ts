@@ -31,7 +31,9 @@ export interface SessionData {
   /** absent on an anonymous pre-session (antiforgery before sign-in) */
   operator?: OperatorIdentity;
   stepUpAt?: number; // epoch seconds of the last step-up
-  stepUpProof?: 'authenticator' | 'password' | 'access';
+  stepUpProof?: 'authenticator' | 'password' | 'access' | 'passkey';
+  /** a passkey step-up: the action and target its assertion was made for (`<action> <target>`), until a strict step-up uses it */
+  stepUpFor?: string;
 }
 
 export interface Session extends SessionData {

@@ -8,11 +8,18 @@ import { checkTotpCode, getOperator, noteSignIn, pendingEnrolmentSecret } from '
 import { accountSubject, addressRefused, admitSignIn } from './rate-limit';
 import { createSession, destroySession, type OperatorIdentity, type Session } from './sessions';
 import { totpUri } from './totp';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { assertionOptions, completeRegistration, PasskeyRefusal, registrationOptions, relyingParty, verifyAssertion } from './passkeys';
+import { hasPasskey } from './passkey-records';
 
 export interface SignInInput {
   username: string;
   password: string;
   code?: string;
+  /** a passkey assertion answering the options of `401 passkey_required` (or of `totp_required`'s `passkeyOptions`) */
+  passkey?: AuthenticationResponseJSON;
+  /** enrolment inside the sign-in with a passkey: the answer to `passkeyRegistrationOptions` */
+  passkeyRegistration?: RegistrationResponseJSON;
 }
 export interface SignInContext {
   sourceIp: string;
@@ -159,28 +166,74 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
     }
 
     let checkedAuthenticator: string | undefined;
-    if (settings.stepUpMode === 'authenticator') {
+    let factor: 'authenticator' | 'passkey' | undefined;
+    const secondFactor = settings.stepUpMode === 'authenticator' || settings.stepUpMode === 'passkey';
+    if (secondFactor) {
       const key = await rt.masterKey();
       const rec = await getOperator(rt.store, facts.guid);
       const enrolled = !!rec?.data.totpSealed;
-      if (!enrolled) {
+      const passkeys = await hasPasskey(rt.store, facts.guid);
+      const publicOrigin = rt.config.Hosting.PublicOrigin;
+      const pre = ctx.preSession;
+      // passkey ceremonies inside the sign-in are bound to its pre-session (issue 32)
+      const passkeyOptions = async () => (publicOrigin && pre && passkeys ? { passkeyOptions: await assertionOptions(rt.store, relyingParty(publicOrigin), key, { purpose: 'signin', guid: facts.guid }, pre.id) } : {});
+      const registrationOffer = async () =>
+        publicOrigin && pre ? { passkeyRegistrationOptions: await registrationOptions(rt.store, relyingParty(publicOrigin), { guid: facts.guid, username: facts.samAccountName, displayName: facts.displayName }, pre.id, key) } : {};
+      const refusedPasskey = async (e: unknown) => {
+        if (e instanceof PasskeyRefusal) return fail(e.code, e.code);
+        throw e;
+      };
+      if (input.passkey) {
+        if (!passkeys || !pre) throw await fail('passkey_not_registered', 'passkey_not_registered');
+        await verifyAssertion(rt.store, relyingParty(publicOrigin), key, 'signin', pre.id, input.passkey, facts.guid).catch(async (e) => {
+          throw await refusedPasskey(e);
+        });
+        factor = 'passkey';
+      } else if (input.passkeyRegistration) {
+        // enrolment only: an operator holding an authenticator or a passkey proves with it
+        if (enrolled || passkeys || !pre) throw await fail('passkey_enrolment_not_open', 'passkey_enrolment_not_open');
+        const added = await completeRegistration(rt.store, relyingParty(publicOrigin), key, { guid: facts.guid }, pre.id, input.passkeyRegistration, 'passkey').catch(async (e) => {
+          throw await refusedPasskey(e);
+        });
+        await rt.audit.append({ event: 'auth.passkey_registered', outcome: 'success', actor: { id: facts.guid, name: facts.samAccountName, provider: 'ad', ip: ctx.sourceIp }, correlationId: ctx.correlationId, details: { credential: added.ref, name: added.name, at: 'sign-in' } });
+        factor = 'passkey';
+      } else if (settings.stepUpMode === 'passkey' && !input.code) {
+        // passkey only: the operator's passkey, or the enrolment of one
+        await succeeded();
+        if (passkeys) {
+          await audit('pending', 'passkey_required', facts.guid);
+          throw new ApiError(401, 'passkey_required', await passkeyOptions());
+        }
+        await audit('pending', 'passkey_enrolment_required', facts.guid);
+        throw new ApiError(401, 'passkey_enrolment_required', await registrationOffer());
+      } else if (settings.stepUpMode === 'passkey' && passkeys) {
+        throw await fail('passkey_required', 'passkey_required');
+      } else if (!enrolled && !passkeys) {
         if (!input.code) {
           const secret = await pendingEnrolmentSecret(rt.store, key, facts.guid, facts.samAccountName);
           await succeeded();
           await audit('pending', 'totp_enrolment_required', facts.guid);
-          throw new ApiError(401, 'totp_enrolment_required', { secret, otpauthUri: totpUri(secret, facts.upn ?? facts.samAccountName) });
+          throw new ApiError(401, 'totp_enrolment_required', { secret, otpauthUri: totpUri(secret, facts.upn ?? facts.samAccountName), ...(await registrationOffer()) });
         }
         if (!(await checkTotpCode(rt.store, key, facts.guid, input.code, { enrol: true }))) throw await fail('totp_enrolment_invalid', 'totp_invalid');
         await rt.audit.append({ event: 'auth.totp_enrolled', outcome: 'success', actor: { id: facts.guid, name: facts.samAccountName, provider: 'ad', ip: ctx.sourceIp }, correlationId: ctx.correlationId });
         checkedAuthenticator = (await getOperator(rt.store, facts.guid))?.data.totpSealed;
+        factor = 'authenticator';
+      } else if (!enrolled) {
+        // passkeys only (mode authenticator): the passkey is the second factor
+        await succeeded();
+        if (input.code) throw await fail('totp_invalid', 'totp_invalid');
+        await audit('pending', 'passkey_required', facts.guid);
+        throw new ApiError(401, 'passkey_required', await passkeyOptions());
       } else {
         if (!input.code) {
           await succeeded();
           await audit('pending', 'totp_required', facts.guid);
-          throw new ApiError(401, 'totp_required');
+          throw new ApiError(401, 'totp_required', await passkeyOptions());
         }
         if (!(await checkTotpCode(rt.store, key, facts.guid, input.code))) throw await fail('totp_invalid', 'totp_invalid');
         checkedAuthenticator = rec!.data.totpSealed;
+        factor = 'authenticator';
       }
     }
 
@@ -197,7 +250,7 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
     // a new session id at sign-in (no fixation); the anonymous pre-session is dropped
     if (ctx.preSession) await destroySession(rt.store, ctx.preSession.id);
     const session = await createSession(rt.store, sessionPolicy(rt), operator);
-    if (settings.stepUpMode === 'authenticator') {
+    if (factor === 'authenticator') {
       // an authenticator reset that ran while this sign-in was checking the code ends this session
       // too: it either saw the session in the index or cleared the authenticator before this read
       const now = (await getOperator(rt.store, facts.guid))?.data.totpSealed;
@@ -210,7 +263,7 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
     }
     await succeeded();
     await noteSignIn(rt.store, { guid: facts.guid, username: facts.samAccountName, displayName: facts.displayName, provider: 'ad', subject: facts.guid });
-    await audit('success', settings.stepUpMode === 'authenticator' ? 'password+authenticator' : 'password', facts.guid, slowed);
+    await audit('success', factor ? `password+${factor}` : 'password', facts.guid, slowed);
     return { session, operator };
   } catch (e) {
     if (!settled) await attempt.succeeded().catch(() => undefined);

@@ -5,7 +5,7 @@ import { forgetRequestRead, readOncePerRequest, shareRequestRead } from '../requ
 // Instance settings: written by the setup wizard, then by directory-connection changes.
 // Technical-account passwords are sealed (AES-256-GCM under the master key, AAD names the account).
 
-export const STEP_UP_MODES = ['authenticator', 'password', 'none'] as const;
+export const STEP_UP_MODES = ['authenticator', 'password', 'none', 'passkey'] as const;
 export type StepUpMode = (typeof STEP_UP_MODES)[number];
 
 export interface SealedAccount {
@@ -43,6 +43,8 @@ export interface InstanceSettings {
   protectedGroups: Array<{ dn: string; guid: string; sid: string }>;
   superAdministrators: string[]; // objectGUIDs
   stepUpMode: StepUpMode;
+  /** sign-in with a discoverable passkey alone, without the password (issue 32; an administrator's choice, default off) */
+  passkeySignIn?: boolean;
   configuredAt: string;
   accessMappings?: AccessMapping[];
 }

@@ -44,6 +44,8 @@ export const operators = z.object({
         subject: z.string().nullable(),
         lastSignInAt: z.string().nullable(),
         authenticator: z.string(),
+        /** how many passkeys the operator holds (issue 32) */
+        passkeys: z.number(),
         directoryAccount: z.string(),
         roles: z.array(z.string()),
       })
@@ -55,6 +57,7 @@ export const operatorDeleted = z.object({
   sessionsEnded: z.number(),
 });
 export const totpReset = z.object({ operator: z.object({ id: z.string(), username: z.string() }), sessionsEnded: z.number() });
+export const passkeysReset = z.object({ operator: z.object({ id: z.string(), username: z.string() }), removed: z.number(), sessionsEnded: z.number() });
 
 export const protectedGroups = z.object({ groups: z.array(z.object({ id: z.string(), dn: z.string(), sid: z.string(), found: z.boolean() })) });
 export const protectedGroupsChanged = z.object({ groups: z.array(z.object({ id: z.string(), dn: z.string(), sid: z.string() })) });

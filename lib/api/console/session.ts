@@ -15,7 +15,7 @@ export const me = z
     provider: z.enum(['ad', 'access']),
     superAdministrator: z.boolean(),
     permissions: z.array(z.enum(PERMISSIONS)),
-    stepUpMode: z.enum(['none', 'password', 'authenticator']).optional(),
+    stepUpMode: z.enum(['none', 'password', 'authenticator', 'passkey']).optional(),
     /** the last step-up of this session, null when none */
     stepUpAt: z.string().nullable(),
     stepUpWindowSeconds: z.number(),
@@ -26,7 +26,7 @@ export const me = z
     notices: z.array(z.object({ code: z.enum(['dc_fewer_than_two']), severity: z.enum(['warning']), count: z.number() })),
   })
   .meta({ id: 'Me' });
-export const stepUpDone = z.object({ proof: z.enum(['access', 'password', 'authenticator']), validSeconds: z.number() }).meta({ id: 'StepUp' });
+export const stepUpDone = z.object({ proof: z.enum(['access', 'password', 'authenticator', 'passkey']), validSeconds: z.number() }).meta({ id: 'StepUp' });
 
 export const setupState = z.object({ configured: z.boolean(), setupOpen: z.boolean() });
 export const setupDone = z.object({

@@ -64,7 +64,7 @@ export const managedOusChanged = z.object({
   impact: z.array(z.object({ delegation: z.string(), role: z.string(), ous: z.array(z.string()) })).optional(),
 });
 
-export const stepUpModeChanged = z.object({ mode: z.enum(['none', 'password', 'authenticator']), previous: z.enum(['none', 'password', 'authenticator']), warning: z.string().optional() });
+export const stepUpModeChanged = z.object({ mode: z.enum(['none', 'password', 'authenticator', 'passkey']), previous: z.enum(['none', 'password', 'authenticator', 'passkey']), warning: z.string().optional() });
 export const branding = z
   .object({ branding: z.object({ title: z.string().nullable(), accentColour: z.string(), showOnSignIn: z.boolean() }), version: z.number() })
   .meta({ id: 'Branding' });

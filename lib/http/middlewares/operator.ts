@@ -1,6 +1,6 @@
 import { operatorRights } from '../../authz/rights';
 import { destroySession, updateSession } from '../../auth/sessions';
-import { requireRecentStepUp } from '../../auth/stepup';
+import { noteStepUpRequest, requireRecentStepUp } from '../../auth/stepup';
 import { ApiError, forbidden, unauthorized } from '../../errors';
 import type { ConsoleRuntime } from '../../runtime';
 import type { Route, RouteContext } from '../route';
@@ -83,7 +83,9 @@ export function stepUp() {
     name: 'stepUp',
     before: async (request: ConsoleRequest) => {
       if (!operatorRoute(request)) return;
-      const { route, rt, ctx, sourceIp, correlationId } = exchangeOf(request);
+      const { route, rt, ctx, sourceIp, correlationId, params } = exchangeOf(request);
+      // the request a strict step-up is asked for: a passkey assertion must have been made for it (issue 32)
+      noteStepUpRequest(`${route!.method} ${route!.path}`, Object.values(params).join('/'));
       if (route!.stepUp) await requireRecentStepUp(rt!, ctx!.session!, { sourceIp, correlationId });
     },
   };

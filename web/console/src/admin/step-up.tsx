@@ -1,9 +1,10 @@
-import { useState } from 'react';
-import { put, type Me } from '../api';
+import { useEffect, useState } from 'react';
+import { get, put, type Me } from '../api';
 import { Busy, ErrorText, useAction, useStepUp } from '../ui';
 
 const MODES = {
-  authenticator: 'Authenticator code (recommended)',
+  authenticator: 'Authenticator code or passkey (recommended)',
+  passkey: 'Passkey only (each operator registers one under My security)',
   password: 'Directory password again',
   none: 'No confirmation (revealing or expiring a LAPS password still asks)',
 } as const;
@@ -35,6 +36,34 @@ export function StepUpMode({ me }: { me: Me }) {
       <Busy type="submit" busy={a.busy}>
         Save step-up mode
       </Busy>
+    </form>
+  );
+}
+
+/** Sign-in with a passkey alone (issue 32): an administrator's choice, default off. */
+export function PasskeySignIn() {
+  const [allowed, setAllowed] = useState<boolean>();
+  const { withStepUp } = useStepUp();
+  const a = useAction();
+  useEffect(() => {
+    get<{ allowed: boolean }>('/api/auth/passkey-sign-in').then((r) => setAllowed(r.allowed), () => setAllowed(false));
+  }, []);
+  if (allowed === undefined) return null;
+  return (
+    <form aria-label="Passkey sign-in" onSubmit={(e) => e.preventDefault()}>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={allowed}
+          disabled={a.busy}
+          onChange={async (e) => {
+            const next = e.target.checked;
+            if (await a.run(() => withStepUp(() => put('/api/settings/passkey-sign-in', { allowed: next })))) setAllowed(next);
+          }}
+        />
+        Operators may sign in with a passkey alone (no password)
+      </label>
+      <ErrorText error={a.error} />
     </form>
   );
 }
