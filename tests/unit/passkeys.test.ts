@@ -161,3 +161,44 @@ describe('passkeys: recovery by the admin command line', () => {
     expect(rows.at(-1)).toMatchObject({ event: 'operators.authenticators_reset', outcome: 'denied', reason: 'no_authenticator' });
   });
 });
+
+describe('passkeys at sign-in (mode passkey)', () => {
+  it('an operator without a passkey enrols one inside the sign-in; then the password plus a touch signs in, a code does not', async () => {
+    const { signIn } = await import('../../lib/auth/signin');
+    const { createSession } = await import('../../lib/auth/sessions');
+    const { rt, rows, store } = runtime('passkey');
+    const facts = { dn: 'CN=op,DC=x', guid: GUID, sid: 'S-1-5-21-1-2-3-1200', samAccountName: 'op-passkey', userAccountControl: 512, adminCount: 0, groupSids: [] };
+    const dir = {
+      baseDn: 'DC=x',
+      findUserDn: async (login: string) => (login === 'op-passkey' ? facts.dn : undefined),
+      principalFacts: async () => facts,
+      readCreds: async () => ({ user: 'svc@x' }),
+      verifyCredentials: async ({ password }: { password: string }) => password === 'right',
+    };
+    Object.assign(rt, {
+      directory: async () => dir,
+      settings: async () => ({ stepUpMode: 'passkey', superAdministrators: [GUID], protectedGroups: [], managedOus: [], tierOus: [] }),
+    });
+    const auth = new SoftAuthenticator(ORIGIN);
+    const pre = await createSession(store, { idleSeconds: 900, absoluteSeconds: 3600 });
+    const ctx = { sourceIp: '127.0.0.1', correlationId: 'c', preSession: pre };
+    const input = { username: 'op-passkey', password: 'right' };
+
+    const first = await signIn(rt, input, ctx).catch((e) => e);
+    expect(first).toMatchObject({ status: 401, code: 'passkey_enrolment_required', details: { passkeyRegistrationOptions: { authenticatorSelection: { userVerification: 'required' } } } });
+    const enrolled = await signIn(rt, { ...input, passkeyRegistration: auth.create(first.details.passkeyRegistrationOptions) as never }, ctx);
+    expect(enrolled.operator.guid).toBe(GUID);
+    expect(rows.find((r) => r.event === 'auth.passkey_registered')).toMatchObject({ outcome: 'success', details: { at: 'sign-in' } });
+    expect(rows.filter((r) => r.event === 'auth.login').at(-1)).toMatchObject({ outcome: 'success', reason: 'password+passkey' });
+
+    const pre2 = await createSession(store, { idleSeconds: 900, absoluteSeconds: 3600 });
+    const ctx2 = { ...ctx, preSession: pre2 };
+    const asked = await signIn(rt, input, ctx2).catch((e) => e);
+    expect(asked).toMatchObject({ status: 401, code: 'passkey_required', details: { passkeyOptions: { userVerification: 'required' } } });
+    await expect(signIn(rt, { ...input, code: '123456' }, ctx2)).rejects.toMatchObject({ status: 401, code: 'passkey_required' });
+    const ok = await signIn(rt, { ...input, passkey: auth.get(asked.details.passkeyOptions) as never }, ctx2);
+    expect(ok.operator.guid).toBe(GUID);
+    // the wrong password never reaches the passkey
+    await expect(signIn(rt, { username: 'op-passkey', password: 'wrong' }, ctx2)).rejects.toMatchObject({ status: 401, code: 'invalid_credentials' });
+  });
+});
