@@ -8,6 +8,7 @@ import { UserPage } from './screens/user';
 import { GroupsPage } from './screens/groups';
 import { GroupPage } from './screens/group';
 import { ApprovalsPage } from './screens/approvals';
+import { TemporaryMembershipsPage } from './screens/temporary-memberships';
 import { ApprovalPage } from './screens/approval';
 import { AuditPage } from './screens/audit';
 import { WatchListsPage } from './screens/watch';
@@ -15,6 +16,7 @@ import { AdminPage } from './admin';
 import { AdminNotices } from './notices';
 import { SetupPage } from './setup';
 import { SignIn } from './signin';
+import { SecurityPage } from './security';
 import { AppShell, ConfirmProvider, ErrorState, Link, Loading, RouterProvider, StepUpProvider, useRoute, useStepUp } from './ui';
 
 // The console's web app: boot (setup, sign-in, the operator), the frame, the sections the
@@ -169,6 +171,7 @@ function Bar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         {me.displayName ? `${me.displayName} (${me.username})` : me.username}
         {me.superAdministrator ? ' · Super administrator' : ''}
       </span>
+      {me.provider === 'ad' && <Link to="/security">My security</Link>}
       <button type="button" className="ghost" onClick={onSignOut}>
         Sign out
       </button>
@@ -214,6 +217,9 @@ function Nav({ me }: { me: Me }) {
           )}
         </Link>
       </li>
+      <li>
+        <Link to="/temporary-memberships">Temporary memberships</Link>
+      </li>
       {can(me, 'audit.read') && (
         <li>
           <Link to="/audit">Audit</Link>
@@ -241,12 +247,16 @@ function Page({ me }: { me: Me }) {
       return seg[1] ? <GroupPage id={seg[1]} /> : <GroupsPage />;
     case 'approvals':
       return seg[1] ? <ApprovalPage id={seg[1]} me={me} /> : <ApprovalsPage />;
+    case 'temporary-memberships':
+      return <TemporaryMembershipsPage me={me} />;
     case 'watch-lists':
       return <WatchListsPage list={seg[1]} />;
     case 'audit':
       return <AuditPage />;
     case 'admin':
       return <AdminPage me={me} tab={seg[1]} />;
+    case 'security':
+      return <SecurityPage />;
     default:
       return <Home me={me} />;
   }

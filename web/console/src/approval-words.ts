@@ -9,11 +9,27 @@ export const ACTION_WORDS: Record<string, string> = {
   'users.enable': 'Enable account',
   'users.attributes.write': 'Edit user attributes',
   'groups.members.write': 'Change group members',
+  'groups.members.add.temporary': 'Temporary group membership',
   'roles.save': 'Save a role',
   'delegations.save': 'Save a delegation',
 };
 
 export const actionWords = (action: string) => ACTION_WORDS[action] ?? action;
+
+/** A duration in minutes, in words: "15 min", "1 h", "2 h 30 min". */
+export function durationWords(minutes: number): string {
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return [h && `${h} h`, m && `${m} min`].filter(Boolean).join(' ') || '0 min';
+}
+
+/** The time left until `until`, in words ("1 h 5 min left", "less than a minute left", "time is up"). */
+export function timeLeft(until: string, now = Date.now()): string {
+  const ms = Date.parse(until) - now;
+  if (ms <= 0) return 'time is up';
+  if (ms < 60_000) return 'less than a minute left';
+  return `${durationWords(Math.floor(ms / 60_000))} left`;
+}
 
 export interface RequestLike {
   kind?: string;
@@ -42,6 +58,10 @@ export function requestTitle(r: RequestLike): string {
       const remove = Array.isArray(p.remove) ? p.remove.length : 0;
       const what = [add && `add ${add}`, remove && `remove ${remove}`].filter(Boolean).join(', ');
       return `Change the members of ${n}${what ? ` (${what})` : ''}`;
+    }
+    case 'groups.members.add.temporary': {
+      const who = typeof p.memberName === 'string' && p.memberName ? p.memberName : 'a member';
+      return `Add ${who} to ${n} for ${durationWords(Number(p.durationMinutes) || 0)}`;
     }
     case 'roles.save':
       return `Save the role ${n}`;

@@ -24,6 +24,7 @@ const SENTENCES: Record<string, (c: Check) => string> = {
   dc_unreachable: (c) => `The domain controller ${d(c, 'dc') ?? ''} does not answer${d(c, 'problem') ? ` (${d(c, 'problem')})` : ''}.`,
   no_dc_reachable: () => 'No domain controller answers: the console cannot read the directory.',
   dc_fewer_than_two: () => 'Only one domain controller is configured: there is no failover.',
+  temporary_membership_removal_failed: (c) => `${Number(c.details?.count ?? 1)} temporary group membership(s) expired but could not be removed yet: the next run retries.`,
   ca_expiring: () => 'A certificate of the configured CA expires within 30 days.',
   ca_expired: () => 'A certificate of the configured CA has expired.',
   trust_not_pinned: () => 'The password service is not pinned to this domain.',

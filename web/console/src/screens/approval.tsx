@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { downloadPost, get, post, type Me } from '../api';
-import { actionWords, requestTitle } from '../approval-words';
+import { actionWords, durationWords, requestTitle, timeLeft } from '../approval-words';
 import { useApprovalCount } from '../count';
 import { Busy, ErrorText, Link, Loaded, useAction, useLoaded, useStepUp, when } from '../ui';
 import { StateBadge } from './approvals';
@@ -70,6 +70,22 @@ export function ApprovalPage({ id, me }: { id: string; me: Me }) {
                 <dd>{actionWords(r.action)}</dd>
                 <dt>Requested by</dt>
                 <dd>{r.requester.username}</dd>
+                {r.action === 'groups.members.add.temporary' && (
+                  <>
+                    <dt>Duration</dt>
+                    <dd data-testid="request-duration">{durationWords(Number(r.parameters.durationMinutes) || 0)}</dd>
+                    {r.temporary && (
+                      <>
+                        <dt>Membership</dt>
+                        <dd data-testid="request-membership">
+                          {r.temporary.state === 'active'
+                            ? `${r.temporary.member.name} is a member until ${when(r.temporary.expiresAt)} (${timeLeft(r.temporary.expiresAt)})`
+                            : `ended ${when(r.temporary.ended?.at)} (${r.temporary.ended?.how === 'expired' ? 'time was up' : r.temporary.ended?.how === 'ended_early' ? 'ended early' : 'removed by hand'})`}
+                        </dd>
+                      </>
+                    )}
+                  </>
+                )}
                 <dt>Reason</dt>
                 <dd className="pre-line">{r.reason}</dd>
                 <dt>Ticket</dt>

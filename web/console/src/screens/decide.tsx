@@ -36,6 +36,8 @@ export interface Request {
   job?: JobProgress;
   /** a bulk password reset, approved: the approver's one download runs it */
   download?: { by: { username: string }; until: string; takenAt?: string };
+  /** a temporary group membership, written: its expiry and how it ended */
+  temporary?: { state: 'active' | 'ended'; expiresAt: string; member: { name: string }; ended?: { at: string; how: string; by: string } };
 }
 export interface ApproveAnswer {
   request: Request;

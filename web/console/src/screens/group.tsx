@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { del, get, post } from '../api';
 import { Busy, Empty, ErrorText, Link, Loaded, Modal, useAction, useLoaded, useStepUp } from '../ui';
 import { AddMembers } from './add-members';
+import { RequestTemporaryMembership } from './temporary-membership';
 import type { Group } from './groups';
 import type { Hint } from './users';
 
@@ -26,6 +27,7 @@ export function GroupPage({ id }: { id: string }) {
   });
   const [remove, setRemove] = useState<Member>();
   const [adding, setAdding] = useState(false);
+  const [temporary, setTemporary] = useState(false);
   return (
     <section aria-labelledby="group-title">
       <p>
@@ -43,6 +45,9 @@ export function GroupPage({ id }: { id: string }) {
                 <div className="actions">
                   <button type="button" className={hint === 'approval' ? 'secondary' : undefined} onClick={() => setAdding(true)}>
                     Add members{hint === 'approval' ? ' (request approval)' : ''}
+                  </button>
+                  <button type="button" className="secondary" onClick={() => setTemporary(true)}>
+                    Request temporary membership
                   </button>
                 </div>
               )}
@@ -75,6 +80,7 @@ export function GroupPage({ id }: { id: string }) {
                   }}
                 />
               )}
+              {temporary && <RequestTemporaryMembership group={g} onClose={() => setTemporary(false)} />}
               {remove && (
                 <RemoveMember
                   group={g}
