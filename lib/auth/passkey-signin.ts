@@ -91,7 +91,8 @@ export async function passkeySignIn(rt: ConsoleRuntime, response: Authentication
     }
     const operator: OperatorIdentity = { guid: facts.guid, dn: facts.dn, username: facts.samAccountName, displayName: facts.displayName, sid: facts.sid, groupSids: facts.groupSids, provider: 'ad', factsAt: Date.now() };
     await destroySession(rt.store, ctx.preSession.id);
-    const session = await createSession(rt.store, sessionPolicy(rt), operator);
+    // the touch is a fresh, user-verified proof: the step-up window opens with the session (as in lib/auth/signin.ts)
+    const session = await createSession(rt.store, sessionPolicy(rt), operator, { stepUpAt: Math.floor(Date.now() / 1000), stepUpProof: 'passkey' });
     await noteSignIn(rt.store, { guid: facts.guid, username: facts.samAccountName, displayName: facts.displayName, provider: 'ad', subject: facts.guid });
     await audit('success', 'passkey', guid, facts.samAccountName.toLowerCase());
     return { session, operator };

@@ -249,7 +249,9 @@ export async function signIn(rt: ConsoleRuntime, input: SignInInput, ctx: SignIn
     };
     // a new session id at sign-in (no fixation); the anonymous pre-session is dropped
     if (ctx.preSession) await destroySession(rt.store, ctx.preSession.id);
-    const session = await createSession(rt.store, sessionPolicy(rt), operator);
+    // a passkey's touch at sign-in is a fresh, user-verified proof: it opens the step-up window (an
+    // approver from a link signs in and approves, no second prompt; a strict step-up still asks its own)
+    const session = await createSession(rt.store, sessionPolicy(rt), operator, factor === 'passkey' ? { stepUpAt: Math.floor(Date.now() / 1000), stepUpProof: 'passkey' } : {});
     if (factor === 'authenticator') {
       // an authenticator reset that ran while this sign-in was checking the code ends this session
       // too: it either saw the session in the index or cleared the authenticator before this read

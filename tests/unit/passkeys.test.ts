@@ -198,6 +198,8 @@ describe('passkeys at sign-in (mode passkey)', () => {
     await expect(signIn(rt, { ...input, code: '123456' }, ctx2)).rejects.toMatchObject({ status: 401, code: 'passkey_required' });
     const ok = await signIn(rt, { ...input, passkey: auth.get(asked.details.passkeyOptions) as never }, ctx2);
     expect(ok.operator.guid).toBe(GUID);
+    // the touch opens the step-up window (an approver from a link: no second prompt)
+    expect(ok.session).toMatchObject({ stepUpProof: 'passkey', stepUpAt: expect.any(Number) });
     // the wrong password never reaches the passkey
     await expect(signIn(rt, { username: 'op-passkey', password: 'wrong' }, ctx2)).rejects.toMatchObject({ status: 401, code: 'invalid_credentials' });
   });
