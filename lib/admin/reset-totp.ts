@@ -48,6 +48,6 @@ export async function resetOperatorAuthenticators(rt: ConsoleRuntime, who: strin
     await rt.audit.append({ event: 'operators.authenticators_reset', outcome: 'denied', actor, reason: 'no_authenticator', target });
     return { code: 1, out: `${op.username} has no passkey and no authenticator to reset: nothing changed` };
   }
-  await rt.audit.append({ event: 'operators.authenticators_reset', outcome: 'success', actor, reason: 'recovery', target, details: { passkeysRemoved, totpCleared: hadAuthenticator, sessionsEnded } });
+  await rt.audit.append({ event: 'operators.authenticators_reset', outcome: 'success', actor, reason: 'recovery', target, details: { credentialsRemoved: passkeysRemoved, authenticatorCleared: hadAuthenticator, sessionsEnded } });
   return { code: 0, out: `${passkeysRemoved} passkey(s) removed${hadAuthenticator ? ' and the authenticator cleared' : ''} for ${op.username} (${op.guid}); ${sessionsEnded} session(s) ended: they enrol again at their next sign-in` };
 }

@@ -155,7 +155,7 @@ describe('passkeys: recovery by the admin command line', () => {
     expect(r.out).toContain('2 passkey(s) removed and the authenticator cleared');
     expect(await listPasskeys(store, GUID)).toEqual([]);
     expect((await getOperator(store, GUID))!.data.totpSealed).toBeUndefined();
-    expect(rows.at(-1)).toMatchObject({ event: 'operators.authenticators_reset', outcome: 'success', reason: 'recovery', target: { id: GUID }, details: { passkeysRemoved: 2, totpCleared: true } });
+    expect(rows.at(-1)).toMatchObject({ event: 'operators.authenticators_reset', outcome: 'success', reason: 'recovery', target: { id: GUID }, details: { credentialsRemoved: 2, authenticatorCleared: true } });
     const again = await resetOperatorAuthenticators(rt, GUID, actor);
     expect(again.code).toBe(1);
     expect(rows.at(-1)).toMatchObject({ event: 'operators.authenticators_reset', outcome: 'denied', reason: 'no_authenticator' });
