@@ -16,6 +16,7 @@ import { AdminPage } from './admin';
 import { AdminNotices } from './notices';
 import { SetupPage } from './setup';
 import { SignIn } from './signin';
+import { SecurityPage } from './security';
 import { AppShell, ConfirmProvider, ErrorState, Link, Loading, RouterProvider, StepUpProvider, useRoute, useStepUp } from './ui';
 
 // The console's web app: boot (setup, sign-in, the operator), the frame, the sections the
@@ -170,6 +171,7 @@ function Bar({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         {me.displayName ? `${me.displayName} (${me.username})` : me.username}
         {me.superAdministrator ? ' · Super administrator' : ''}
       </span>
+      {me.provider === 'ad' && <Link to="/security">My security</Link>}
       <button type="button" className="ghost" onClick={onSignOut}>
         Sign out
       </button>
@@ -253,6 +255,8 @@ function Page({ me }: { me: Me }) {
       return <AuditPage />;
     case 'admin':
       return <AdminPage me={me} tab={seg[1]} />;
+    case 'security':
+      return <SecurityPage />;
     default:
       return <Home me={me} />;
   }

@@ -9,7 +9,7 @@ import { Identification } from './identification';
 import { Operators } from './operators';
 import { Protection } from './protection';
 import { Roles } from './roles';
-import { StepUpMode } from './step-up';
+import { PasskeySignIn, StepUpMode } from './step-up';
 import { SuperAdministrators } from './super-admins';
 
 // Administration (settings.manage), its screens grouped the way Entra and Okta group theirs:
@@ -79,7 +79,12 @@ export function AdminPage({ me, tab = 'roles' }: { me: Me; tab?: string }) {
       {tab === 'super-administrators' && <SuperAdministrators me={me} />}
       {tab === 'approvals' && <ApprovalRules />}
       {tab === 'channels' && <Channels />}
-      {tab === 'step-up' && <StepUpMode me={me} />}
+      {tab === 'step-up' && (
+        <>
+          <StepUpMode me={me} />
+          <PasskeySignIn />
+        </>
+      )}
       {tab === 'identification' && <Identification />}
       {tab === 'operators' && <Operators me={me} />}
       {tab === 'protection' && <Protection />}

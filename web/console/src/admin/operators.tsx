@@ -1,4 +1,4 @@
-import { del, get, type Me } from '../api';
+import { del, get, post, type Me } from '../api';
 import { useState } from 'react';
 import { DataTable, Empty, Loaded, useAction, useConfirm, useLoaded, useStepUp, when, ErrorText } from '../ui';
 
@@ -10,6 +10,7 @@ interface OperatorRow {
   subject: string | null;
   lastSignInAt: string | null;
   authenticator: 'enrolled' | 'pending' | 'none';
+  passkeys: number;
   directoryAccount: 'enabled' | 'disabled' | 'missing';
   roles: string[];
 }
@@ -38,6 +39,19 @@ export function Operators({ me }: { me: Me }) {
       reload();
     }
   };
+  // recovery of a lost passkey (issue 32): every passkey of the operator goes, their sessions end
+  const removePasskeys = async (o: OperatorRow) => {
+    const ok = await confirm({
+      title: `Remove the passkeys of ${o.username}?`,
+      body: <p>Their {o.passkeys} passkey(s) will no longer sign them in or confirm actions, and their sessions end. They register new ones under My security.</p>,
+      confirm: 'Remove the passkeys',
+      danger: true,
+    });
+    if (ok && (await a.run(() => withStepUp(() => post(`/api/admin/operators/${o.id}/passkeys/reset`, { reason: 'passkey lost (removed by an administrator)' }).then(() => true))))) {
+      setDone(`The passkeys of ${o.username} were removed.`);
+      reload();
+    }
+  };
   return (
     <>
       <div aria-live="polite">{done && <p className="ok">{done}</p>}</div>
@@ -62,15 +76,23 @@ export function Operators({ me }: { me: Me }) {
               { header: 'Signed in with', cell: (o) => (o.provider === 'access' ? `access platform (${o.subject})` : o.provider === 'ad' ? 'directory password' : '—') },
               { header: 'Last sign-in', cell: (o) => when(o.lastSignInAt) },
               { header: 'Authenticator', cell: (o) => (o.authenticator === 'enrolled' ? 'set up' : o.authenticator === 'pending' ? 'enrolment started' : 'none') },
+              { header: 'Passkeys', cell: (o) => String(o.passkeys) },
               { header: 'Roles now', cell: (o) => (o.roles.length ? o.roles.join(', ') : 'none') },
               {
                 header: <span className="sr-only">Actions</span>,
                 label: '',
                 cell: (o) =>
                   o.username !== me.username && (
-                    <button type="button" className="secondary" disabled={a.busy} onClick={() => void remove(o)}>
-                      Delete {o.username}
-                    </button>
+                    <>
+                      {o.passkeys > 0 && (
+                        <button type="button" className="secondary" disabled={a.busy} onClick={() => void removePasskeys(o)}>
+                          Remove passkeys of {o.username}
+                        </button>
+                      )}
+                      <button type="button" className="secondary" disabled={a.busy} onClick={() => void remove(o)}>
+                        Delete {o.username}
+                      </button>
+                    </>
                   ),
               },
             ]}
