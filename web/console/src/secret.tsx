@@ -40,11 +40,26 @@ export function SecretText({ value }: { value: string }) {
   );
 }
 
+/** A BitLocker recovery password (issue 33): its groups of six digits, each drawn apart, as the recovery screen asks for them. */
+export const digitGroups = (value: string) => value.split('-').filter(Boolean);
+export function GroupedDigits({ value }: { value: string }) {
+  return (
+    <code className="secret grouped" data-testid="secret">
+      {digitGroups(value).map((g, i) => (
+        <span key={i} className="c-digit secret-group" data-testid="secret-group">
+          {g}
+        </span>
+      ))}
+    </code>
+  );
+}
+
 /**
  * The secret with its copy button, its read-out and its countdown; after 30 s it calls onExpired
- * (the owner drops the value from its state).
+ * (the owner drops the value from its state). `grouped`: a recovery password, shown and read out
+ * group by group.
  */
-export function SecretView({ label, value, onExpired }: { label: string; value: string; onExpired: () => void }) {
+export function SecretView({ label, value, onExpired, grouped = false }: { label: string; value: string; onExpired: () => void; grouped?: boolean }) {
   const [left, setLeft] = useState(SECRET_SECONDS);
   const [copied, setCopied] = useState<'yes' | 'no'>();
   const [readOut, setReadOut] = useState(false);
@@ -69,14 +84,23 @@ export function SecretView({ label, value, onExpired }: { label: string; value: 
   return (
     <div className="secret-box">
       <div className="muted">{label}</div>
-      <SecretText value={value} />
-      {readOut && (
-        <ol className="readout" data-testid="readout" aria-label="The password, character by character">
-          {[...value].map((ch, i) => (
-            <li key={i}>{spoken(ch)}</li>
-          ))}
-        </ol>
-      )}
+      {grouped ? <GroupedDigits value={value} /> : <SecretText value={value} />}
+      {readOut &&
+        (grouped ? (
+          <ol className="readout" data-testid="readout" aria-label="The recovery key, group by group">
+            {digitGroups(value).map((g, i) => (
+              <li key={i}>
+                Group {i + 1}: {[...g].map(spoken).join(' ')}
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <ol className="readout" data-testid="readout" aria-label="The password, character by character">
+            {[...value].map((ch, i) => (
+              <li key={i}>{spoken(ch)}</li>
+            ))}
+          </ol>
+        ))}
       <div className="actions">
         <button type="button" onClick={copy}>
           Copy
@@ -88,7 +112,11 @@ export function SecretView({ label, value, onExpired }: { label: string; value: 
           {copied === 'yes' ? 'Copied. ' : copied === 'no' ? 'Copy failed: select the text instead. ' : ''}Hidden in {left} s.
         </span>
       </div>
-      <p className="hint">Digits are blue, capitals bold, symbols orange: 0 (zero) and O, 1 and l and I look different in this font.</p>
+      <p className="hint">
+        {grouped
+          ? 'Type each group of six digits into the recovery screen in order; the screen adds the hyphens itself.'
+          : 'Digits are blue, capitals bold, symbols orange: 0 (zero) and O, 1 and l and I look different in this font.'}
+      </p>
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // the step-up prompt, the password shown once, OU paths in words.
 export * from '../../shared/ui';
 export { Cancelled, StepUpProvider, useStepUp } from './stepup';
-export { SECRET_SECONDS, SecretText, SecretView, spoken } from './secret';
+export { GroupedDigits, SECRET_SECONDS, SecretText, SecretView, digitGroups, spoken } from './secret';
 
 /** `OU=Workstations,OU=Managed,DC=corp,DC=example` → `Managed / Workstations` */
 export const ouPath = (dn?: string) =>

@@ -1,9 +1,12 @@
 import { useState } from 'react';
 import { get, post } from '../api';
-import { Busy, ErrorText, Link, Loaded, Modal, SecretView, ouPath, useAction, useLoaded, useStepUp, when } from '../ui';
+import { Link, Loaded, Modal, SecretView, ouPath, useAction, useLoaded, useStepUp, when } from '../ui';
 import { LapsExpiry, lapsKindText, type Computer } from './computers';
+import { RecoveryKeys } from './recovery-keys';
+import { TicketConfirmForm } from './ticket-confirm';
 
-// A computer: its facts, and the reveal or expiry of its LAPS password when the rights allow.
+// A computer: its facts, the reveal or expiry of its LAPS password, and its BitLocker recovery
+// keys (issue 33), when the rights allow.
 
 export function ComputerPage({ id }: { id: string }) {
   const { data, error, reload } = useLoaded(id, (x) => get<Computer>(`/api/computers/${encodeURIComponent(x)}`));
@@ -61,6 +64,7 @@ export function ComputerPage({ id }: { id: string }) {
                 }}
               />
             )}
+            {c.actions?.revealBitlocker && <RecoveryKeys computer={c} />}
           </>
         )}
       </Loaded>
@@ -112,7 +116,6 @@ function LapsDialog({ computer, mode, onClose }: { computer: Computer; mode: 're
       </button>
     </div>
   );
-  const missing = [!ticket.trim() && 'a ticket', !confirm && 'the confirmation'].filter(Boolean).join(' and ');
   return (
     <Modal title={title} onClose={close}>
       {shown ? (
@@ -138,26 +141,17 @@ function LapsDialog({ computer, mode, onClose }: { computer: Computer; mode: 're
           {closeButton}
         </>
       ) : (
-        <form onSubmit={submit}>
-          <label>
-            Ticket
-            <input name="ticket" required maxLength={200} value={ticket} onChange={(e) => setTicket(e.target.value)} />
-          </label>
-          <label className="check">
-            <input type="checkbox" name="confirm" checked={confirm} onChange={(e) => setConfirm(e.target.checked)} required />
-            {mode === 'reveal' ? 'I need this password for the ticket above; the reveal is audited.' : 'Expire the password now; the computer will set a new one.'}
-          </label>
-          <ErrorText error={a.error} />
-          {missing && <p className="hint">Give {missing} to go on.</p>}
-          <div className="actions">
-            <Busy type="submit" busy={a.busy} disabled={!confirm || !ticket.trim()}>
-              {mode === 'reveal' ? 'Reveal' : 'Expire'}
-            </Busy>
-            <button type="button" className="secondary" onClick={close}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <TicketConfirmForm
+          ticket={ticket}
+          setTicket={setTicket}
+          confirm={confirm}
+          setConfirm={setConfirm}
+          confirmText={mode === 'reveal' ? 'I need this password for the ticket above; the reveal is audited.' : 'Expire the password now; the computer will set a new one.'}
+          submitText={mode === 'reveal' ? 'Reveal' : 'Expire'}
+          action={a}
+          onSubmit={submit}
+          onCancel={close}
+        />
       )}
     </Modal>
   );

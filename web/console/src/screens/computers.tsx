@@ -16,7 +16,7 @@ export interface Computer {
   lapsKind?: 'windows' | 'legacy' | null;
   protected: boolean;
   ou: string;
-  actions?: { revealLaps: boolean; expireLaps: boolean };
+  actions?: { revealLaps: boolean; expireLaps: boolean; revealBitlocker?: boolean };
 }
 
 export const lapsKindText = (k?: Computer['lapsKind']) => (k === 'windows' ? 'Windows LAPS' : k === 'legacy' ? 'Legacy LAPS' : 'No LAPS');
