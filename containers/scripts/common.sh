@@ -11,7 +11,7 @@ say() { echo "[hdc] $*"; }
 # the users of the images (containers/build.ts): each container's secrets and store belong to its own user
 export CONSOLE_UID=10001
 export SERVICE_UID=10002
-ENV_KEYS="HDC_NAME HDC_IMAGE_REPOSITORY HDC_IMAGE_TAG HDC_STORE HDC_PORT HDC_NETWORK HDC_BIND HDC_DOMAIN HDC_PUBLIC_ORIGIN HDC_LAPS_UPN HDC_RESET_UPN HDC_READ_UPN HDC_WRITE_UPN HDC_ADD_HOSTS HDC_TLS HDC_ACME_EMAIL HDC_ACME_DIRECTORY HDC_DNS_API_URL HDC_DNS_PROPAGATION_SECONDS HDC_OUTBOUND_ALLOWED_TARGETS"
+ENV_KEYS="HDC_NAME HDC_IMAGE_REPOSITORY HDC_IMAGE_TAG HDC_STORE HDC_PORT HDC_NETWORK HDC_BIND HDC_DOMAIN HDC_PUBLIC_ORIGIN HDC_LAPS_UPN HDC_RESET_UPN HDC_BITLOCKER_UPN HDC_READ_UPN HDC_WRITE_UPN HDC_ADD_HOSTS HDC_TLS HDC_ACME_EMAIL HDC_ACME_DIRECTORY HDC_DNS_API_URL HDC_DNS_PROPAGATION_SECONDS HDC_OUTBOUND_ALLOWED_TARGETS"
 CONSOLE_SCRIPTS=(common.sh install.sh upgrade.sh backup.sh restore.sh renew-tls.sh)
 # a copy's file name under backups/ (SQLite copies; JSON lines from an instance on DynamoDB Local)
 COPY_NAME='[A-Za-z0-9_][A-Za-z0-9_.-]*\.(sqlite|jsonl)'
@@ -163,6 +163,7 @@ start_password_service() {
     -e HDC_LINK_KEY_FILE=/run/secrets/link.key \
     -e HDC_LAPS_UPN="${HDC_LAPS_UPN:-}" -e HDC_LAPS_PASSWORD_FILE=/run/secrets/laps.password \
     -e HDC_RESET_UPN="${HDC_RESET_UPN:-}" -e HDC_RESET_PASSWORD_FILE=/run/secrets/reset.password \
+    -e HDC_BITLOCKER_UPN="${HDC_BITLOCKER_UPN:-}" -e HDC_BITLOCKER_PASSWORD_FILE=/run/secrets/bitlocker.password \
     -e HDC_PWD_DOMAIN="${HDC_DOMAIN:-}" \
     "$(image hdc-password-service)" >/dev/null || return 1
   say "password service $NAME-password-service started (no published port)"

@@ -6,6 +6,7 @@
 #   install.sh --instance DIR --version TAG [--repository REPO] [--name NAME] [--port PORT]
 #              [--domain DOMAIN] [--laps-upn UPN --laps-password-file FILE]
 #              [--reset-upn UPN --reset-password-file FILE] [--read-upn UPN] [--write-upn UPN]
+#              [--bitlocker-upn UPN --bitlocker-password-file FILE]
 #              [--public-url URL] [--network bridge|host] [--bind ADDRESS] [--add-host NAME:ADDRESS]...
 #              [--tunnel-credentials-file FILE]
 #              [--tls acme-dns --public-url https://HOST[:PORT] --acme-email EMAIL [--dns-setting K=V]...
@@ -30,10 +31,10 @@ while [ $# -gt 0 ]; do
     --instance) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; INSTANCE="$2"; shift 2 ;;
     --add-host) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; ADD_HOSTS+=("$2"); shift 2 ;;
     --dns-setting) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; DNS_SETTINGS+=("$1" "$2"); shift 2 ;;
-    --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--read-upn|--write-upn|--public-url|--network|--bind|--dns-credentials-file|--tunnel-credentials-file|--tls|--acme-email|--acme-directory|--dns-api-url|--dns-propagation-seconds|--extra-ca-file|--outbound-allowed-targets)
+    --version|--repository|--name|--port|--domain|--laps-upn|--laps-password-file|--reset-upn|--reset-password-file|--bitlocker-upn|--bitlocker-password-file|--read-upn|--write-upn|--public-url|--network|--bind|--dns-credentials-file|--tunnel-credentials-file|--tls|--acme-email|--acme-directory|--dns-api-url|--dns-propagation-seconds|--extra-ca-file|--outbound-allowed-targets)
       [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }
       OPT[${1#--}]="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,7 +58,7 @@ valid_tag "$TAG_V" || die "--version $TAG_V: not an image tag (letters, digits, 
 valid_repo "$REPO_V" || die "--repository $REPO_V: not an image repository (without a tag)" 2
 if ! [[ "$PORT_V" =~ ^[0-9]+$ ]] || [ "$PORT_V" -lt 1 ] || [ "$PORT_V" -gt 65533 ]; then die "--port $PORT_V: not a port" 2; fi
 # values written to hdc.env: no quotes, spaces, dollars or backquotes (it is read as data, and shown)
-for k in domain laps-upn reset-upn read-upn write-upn public-url bind acme-email acme-directory dns-api-url dns-propagation-seconds outbound-allowed-targets; do
+for k in domain laps-upn reset-upn bitlocker-upn read-upn write-upn public-url bind acme-email acme-directory dns-api-url dns-propagation-seconds outbound-allowed-targets; do
   v="${OPT[$k]:-}"
   [[ "$v" =~ ^[A-Za-z0-9@._:/+-]*$ ]] || die "--$k: unexpected characters" 2
 done
@@ -69,12 +70,19 @@ HOSTS_V="$(IFS=,; echo "${ADD_HOSTS[*]}")"; HOSTS_V="${HOSTS_V:-$(previous HDC_A
 
 LAPS_UPN="${OPT[laps-upn]:-$(previous HDC_LAPS_UPN)}"
 RESET_UPN="${OPT[reset-upn]:-$(previous HDC_RESET_UPN)}"
+BITLOCKER_UPN="${OPT[bitlocker-upn]:-$(previous HDC_BITLOCKER_UPN)}"
 READ_UPN="${OPT[read-upn]:-$(previous HDC_READ_UPN)}"
 WRITE_UPN="${OPT[write-upn]:-$(previous HDC_WRITE_UPN)}"
 # the LAPS account is never the read, write or reset account (console spec, technical accounts)
 if [ -n "$LAPS_UPN" ]; then
   for other in "$READ_UPN" "$WRITE_UPN" "$RESET_UPN"; do
     [ -n "$other" ] && [ "$(lower "$other")" = "$(lower "$LAPS_UPN")" ] && die "the LAPS account $LAPS_UPN must not be the read, write or reset account" 2
+  done
+fi
+# the BitLocker account (issue 33) is its own: never the LAPS, read, write or reset account
+if [ -n "$BITLOCKER_UPN" ]; then
+  for other in "$LAPS_UPN" "$READ_UPN" "$WRITE_UPN" "$RESET_UPN"; do
+    [ -n "$other" ] && [ "$(lower "$other")" = "$(lower "$BITLOCKER_UPN")" ] && die "the BitLocker account $BITLOCKER_UPN must not be the LAPS, read, write or reset account" 2
   done
 fi
 # the console's own certificate (--tls acme-dns) is for the host of its public URL, on --port
@@ -87,7 +95,7 @@ if [ "$TLS_V" = acme-dns ]; then
   [ -n "${OPT[acme-email]:-$(previous HDC_ACME_EMAIL)}" ] || die "--tls acme-dns needs --acme-email" 2
 fi
 [ -z "${OPT[dns-credentials-file]:-}" ] || [ "$TLS_V" = acme-dns ] || die "--dns-credentials-file is for --tls acme-dns" 2
-for f in laps-password-file reset-password-file dns-credentials-file tunnel-credentials-file extra-ca-file; do
+for f in laps-password-file reset-password-file bitlocker-password-file dns-credentials-file tunnel-credentials-file extra-ca-file; do
   [ -z "${OPT[$f]:-}" ] || [ -f "${OPT[$f]}" ] || die "--$f ${OPT[$f]}: no such file" 2
 done
 
@@ -126,6 +134,7 @@ HDC_DNS_PROPAGATION_SECONDS=${OPT[dns-propagation-seconds]:-$(previous HDC_DNS_P
 HDC_OUTBOUND_ALLOWED_TARGETS=${OPT[outbound-allowed-targets]:-$(previous HDC_OUTBOUND_ALLOWED_TARGETS)}
 HDC_LAPS_UPN=$LAPS_UPN
 HDC_RESET_UPN=$RESET_UPN
+HDC_BITLOCKER_UPN=$BITLOCKER_UPN
 HDC_READ_UPN=$READ_UPN
 HDC_WRITE_UPN=$WRITE_UPN
 HDC_ADD_HOSTS=$HOSTS_V
@@ -156,6 +165,7 @@ cp "$INSTANCE/secrets/console/link.key" "$INSTANCE/secrets/password-service/link
 chown "$SERVICE_UID:$SERVICE_UID" "$INSTANCE/secrets/password-service/link.key"; chmod 600 "$INSTANCE/secrets/password-service/link.key"
 [ -n "${OPT[laps-password-file]:-}" ] && secret_from "${OPT[laps-password-file]}" "$INSTANCE/secrets/password-service/laps.password" "$SERVICE_UID"
 [ -n "${OPT[reset-password-file]:-}" ] && secret_from "${OPT[reset-password-file]}" "$INSTANCE/secrets/password-service/reset.password" "$SERVICE_UID"
+[ -n "${OPT[bitlocker-password-file]:-}" ] && secret_from "${OPT[bitlocker-password-file]}" "$INSTANCE/secrets/password-service/bitlocker.password" "$SERVICE_UID"
 # the host's credentials (the access platform's tunnel): whole files, root's, in no container
 host_secret_from() { # <source file> <dest>
   [ -s "$1" ] || die "$1 is empty" 2
