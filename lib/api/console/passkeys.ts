@@ -34,11 +34,18 @@ export const assertionOptions = z
   })
   .meta({ id: 'PasskeyAssertionOptions', description: 'PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get (user verification required)' });
 
+// what both of the browser's answers carry beside their `response`
+const credential = {
+  id: b64url,
+  rawId: b64url,
+  type: z.literal('public-key'),
+  authenticatorAttachment: z.string().max(32).optional(),
+  clientExtensionResults: z.record(z.string(), z.unknown()),
+};
+
 export const registrationResponse = z
   .object({
-    id: b64url,
-    rawId: b64url,
-    type: z.literal('public-key'),
+    ...credential,
     response: z.object({
       clientDataJSON: b64url,
       attestationObject: b64url,
@@ -47,20 +54,11 @@ export const registrationResponse = z
       publicKeyAlgorithm: z.number().optional(),
       publicKey: b64url.optional(),
     }),
-    authenticatorAttachment: z.string().max(32).optional(),
-    clientExtensionResults: z.record(z.string(), z.unknown()),
   })
   .meta({ id: 'PasskeyRegistrationResponse', description: "the browser's RegistrationResponseJSON" });
 
 export const assertionResponse = z
-  .object({
-    id: b64url,
-    rawId: b64url,
-    type: z.literal('public-key'),
-    response: z.object({ clientDataJSON: b64url, authenticatorData: b64url, signature: b64url, userHandle: b64url.optional() }),
-    authenticatorAttachment: z.string().max(32).optional(),
-    clientExtensionResults: z.record(z.string(), z.unknown()),
-  })
+  .object({ ...credential, response: z.object({ clientDataJSON: b64url, authenticatorData: b64url, signature: b64url, userHandle: b64url.optional() }) })
   .meta({ id: 'PasskeyAssertion', description: "the browser's AuthenticationResponseJSON" });
 
 export const passkey = z
