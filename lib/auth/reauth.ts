@@ -45,6 +45,8 @@ export async function stepUp(
   } else if (input.password !== undefined) {
     // an enrolled operator in mode authenticator proves with the authenticator, not the password
     if ((settings.stepUpMode === 'authenticator' || settings.stepUpMode === 'passkey') && enrolled) throw badRequest('authenticator_code_required');
+    // one whose only authenticator is a passkey, with the passkey (the password's window would satisfy no route)
+    if (settings.stepUpMode === 'authenticator' && held.passkey) throw badRequest('passkey_required');
     proof = 'password';
   } else throw badRequest('proof_required');
 

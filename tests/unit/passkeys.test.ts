@@ -141,6 +141,16 @@ describe('passkeys: step-up', () => {
   });
 });
 
+describe('passkeys: the proof asked of an operator whose only authenticator is a passkey (mode authenticator)', () => {
+  it('refuses the password (400 passkey_required) and a code (400 no_authenticator); the strict step-up names the passkey', async () => {
+    const { rt } = runtime('authenticator');
+    await registered(rt);
+    await expect(stepUp(rt, session(), { password: 'x' }, ctx)).rejects.toMatchObject({ status: 400, code: 'passkey_required' });
+    await expect(stepUp(rt, session(), { code: '123456' }, ctx)).rejects.toMatchObject({ status: 400, code: 'no_authenticator' });
+    await expect(requireStrictStepUp(rt, session(), { action: 'POST /api/computers/{id}/laps', target: 'c9' })).rejects.toMatchObject({ code: 'strict_reauth_required', details: { proof: 'passkey', passkey: { target: 'c9' } } });
+  });
+});
+
 describe('passkeys: recovery by the admin command line', () => {
   it('reset-authenticators removes every passkey and the authenticator, audited operators.authenticators_reset; then nothing is left to reset', async () => {
     const { rt, rows, store } = runtime();
