@@ -64,7 +64,10 @@ export function previousRelease(commit = PREVIOUS_COMMIT, log: (line: string) =>
     if (sameLock) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tree, 'node_modules'));
     else {
       log(`npm ci in ${tree} (its lock file differs from this checkout's)`);
-      run('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], tree);
+      // its build needs the dev dependencies (tsx, esbuild): asked for by name, whatever the
+      // caller's environment says (under `npm test` they were left out: 60 packages, no tsx)
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_ENV' && !/^npm_config_/i.test(k)));
+      run('npm', ['ci', '--include=dev', '--no-audit', '--no-fund', '--prefer-offline'], tree, env);
     }
   }
   // the Node binary its build checks against the same pinned checksum: this checkout's download
