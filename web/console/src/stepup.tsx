@@ -73,20 +73,31 @@ function StepUpDialog({ proof: asked, purpose, onDone }: { proof: Proof; purpose
   };
   // the browser's own refusal (cancelled, no authenticator) in words; the console's by its code
   const problem = a.error && !(a.error instanceof ApiFailure) ? (passkeyErrorText(a.error) ?? 'The passkey could not be used.') : undefined;
-  const apiError = a.error instanceof ApiFailure ? a.error : undefined;
+  const errors = (
+    <>
+      <ErrorText error={a.error instanceof ApiFailure ? a.error : undefined} />
+      {problem && <p className="error">{problem}</p>}
+    </>
+  );
+  const passkeyButton = (className?: string) =>
+    passkeysSupported() && (
+      <Busy type="button" className={className} busy={a.busy} onClick={() => void usePasskey()}>
+        Use a passkey
+      </Busy>
+    );
+  const cancel = (
+    <button type="button" className="secondary" onClick={() => onDone(false)}>
+      Cancel
+    </button>
+  );
   if (proof === 'passkey') {
     return (
       <Modal title="Confirm it is you" onClose={() => onDone(false)}>
         <p>Use your passkey: touch or unlock your security key or device.</p>
-        <ErrorText error={apiError} />
-        {problem && <p className="error">{problem}</p>}
+        {errors}
         <div className="actions">
-          <Busy type="button" busy={a.busy} onClick={() => void usePasskey()}>
-            Use a passkey
-          </Busy>
-          <button type="button" className="secondary" onClick={() => onDone(false)}>
-            Cancel
-          </button>
+          {passkeyButton()}
+          {cancel}
         </div>
       </Modal>
     );
@@ -108,8 +119,7 @@ function StepUpDialog({ proof: asked, purpose, onDone }: { proof: Proof; purpose
             <input name="stepup-password" type="password" autoComplete="current-password" required value={value} onChange={(e) => setValue(e.target.value)} />
           )}
         </label>
-        <ErrorText error={apiError} />
-        {problem && <p className="error">{problem}</p>}
+        {errors}
         {a.error instanceof ApiFailure && a.error.code === 'no_authenticator' && proof === 'authenticator' && (
           <button type="button" className="link" onClick={() => setProof('password')}>
             Use my password instead
@@ -119,14 +129,8 @@ function StepUpDialog({ proof: asked, purpose, onDone }: { proof: Proof; purpose
           <Busy type="submit" busy={a.busy}>
             Confirm
           </Busy>
-          {passkeysSupported() && (
-            <Busy type="button" className="secondary" busy={a.busy} onClick={() => void usePasskey()}>
-              Use a passkey
-            </Busy>
-          )}
-          <button type="button" className="secondary" onClick={() => onDone(false)}>
-            Cancel
-          </button>
+          {passkeyButton('secondary')}
+          {cancel}
         </div>
       </form>
     </Modal>
