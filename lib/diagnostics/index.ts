@@ -1,5 +1,6 @@
 import { accessSignInConfigured } from '../auth/access-signin';
 import { hasAuthenticator } from '../auth/operators';
+import { hasPasskey } from '../auth/passkey-records';
 import { listDelegations } from '../authz/rights';
 import { escapeFilterValue, UAC, type Directory } from '../directory';
 import { probeDcs } from '../directory/probe';
@@ -92,13 +93,15 @@ async function directoryChecks(rt: ConsoleRuntime, s: InstanceSettings, now: num
   return out;
 }
 
-/** Step-up mode warnings, and the operators holding a role who have not enrolled an authenticator (mode authenticator). */
+/** Step-up mode warnings, and the operators holding a role who have not enrolled an authenticator (mode authenticator) or a passkey (mode passkey). */
 async function signinChecks(rt: ConsoleRuntime, s: InstanceSettings, dir: Directory): Promise<Check[]> {
   if (s.stepUpMode === 'password') return [check('signin_password_only')];
   if (s.stepUpMode === 'none') return [check('step_up_disabled')];
   const operators = await operatorsHoldingARole(rt, s, dir);
   const pending: string[] = [];
-  for (const [guid, { name }] of operators) if (!(await hasAuthenticator(rt.store, guid))) pending.push(name);
+  // mode authenticator: a code or a passkey; mode passkey: a passkey (issue 32)
+  const enrolled = async (guid: string) => (await hasPasskey(rt.store, guid)) || (s.stepUpMode === 'authenticator' && (await hasAuthenticator(rt.store, guid)));
+  for (const [guid, { name }] of operators) if (!(await enrolled(guid))) pending.push(name);
   if (!pending.length) return [];
   pending.sort((a, b) => a.localeCompare(b));
   return [check('signin_enrolment_pending', { count: pending.length, operators: pending.slice(0, MAX_NAMED), ...(pending.length > MAX_NAMED ? { truncated: true } : {}) })];
