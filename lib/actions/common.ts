@@ -64,6 +64,8 @@ export interface TemporaryMembership {
   ended?: { at: string; how: 'expired' | 'ended_early' | 'removed_by_hand'; by: string };
   /** removals that failed (a DC down): retried by every scheduled run until one succeeds */
   removal?: { attempts: number; lastAt: string; lastCode: string };
+  /** a removal in progress (its claim, so that one remover acts at a time) */
+  removing?: { by: string; until: string };
 }
 
 

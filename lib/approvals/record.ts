@@ -141,7 +141,9 @@ export function auditRequest(rt: ConsoleRuntime, event: string, outcome: string,
 /** What the API shows of a request. */
 export function requestView(r: ApprovalRequest, currentNeeded?: number) {
   const { execution, ...rest } = r;
-  return { ...rest, approvalsNeeded: Math.max(r.approvalsNeeded, currentNeeded ?? 0), executing: !!execution };
+  // a temporary membership's removal claim is internal (./temporary.ts)
+  const temporary = r.temporary ? (({ removing: _claim, ...m }) => m)(r.temporary) : undefined;
+  return { ...rest, ...(temporary ? { temporary } : {}), approvalsNeeded: Math.max(r.approvalsNeeded, currentNeeded ?? 0), executing: !!execution };
 }
 
 export async function getRequest(rt: ConsoleRuntime, id: string) {

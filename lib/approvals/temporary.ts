@@ -31,17 +31,24 @@ function removalError(e: unknown): ApiError {
 
 const isActive = (r: ApprovalRequest): r is ApprovalRequest & { temporary: TemporaryMembership } => r.action === TEMPORARY_MEMBERSHIP_ACTION && r.temporary?.state === 'active';
 
+/** How long a removal's claim holds (a run that dies after claiming leaves it to the next run after this). */
+const CLAIM_MS = 120_000;
+
 /**
  * Remove one temporary membership now (`how`: at expiry, or ended early) and record it on the
- * request, once: the record is a conditional write on the version read (a run and an early end at
- * once remove and audit it once). Answers the request as recorded, or undefined when another
- * transition ended it first.
+ * request, once. The remover first claims it (a conditional write on the version read: a run and an
+ * early end at once, or two runs, let one of them act), then acts and records the outcome on the
+ * claimed version. Answers the request as recorded, or undefined when another transition holds or
+ * ended it.
  */
 async function endMembership(rt: ConsoleRuntime, dc: Pick<DecisionContext, 'dir'>, id: string, how: EndHow, closer: Closer, now: number): Promise<{ request: ApprovalRequest; removed: 'removed' | 'removed_by_hand' | 'failed'; error?: ApiError } | undefined> {
   const rec = await getRequest(rt, id);
   if (!rec || !isActive(rec.data)) return undefined;
+  if (rec.data.temporary.removing && Date.parse(rec.data.temporary.removing.until) > now) return undefined; // another remover holds it
+  const claimed: ApprovalRequest = { ...rec.data, temporary: { ...rec.data.temporary, removing: { by: closer.name, until: new Date(now + CLAIM_MS).toISOString() } } };
+  if (!(await putRecord(rt.store, PK, id, claimed, { expectVersion: rec.version }))) return undefined;
   const r = rec.data;
-  const t = r.temporary;
+  const { removing: _claim, ...t } = claimed.temporary!;
   const at = new Date(now).toISOString();
   const row = (outcome: string, reason: string, details: Record<string, unknown> = {}) =>
     rt.audit.append({
@@ -81,7 +88,7 @@ async function endMembership(rt: ConsoleRuntime, dc: Pick<DecisionContext, 'dir'
     removed === 'failed'
       ? { ...r, temporary: { ...t, removal: { attempts: (t.removal?.attempts ?? 0) + 1, lastAt: at, lastCode: code! } } }
       : { ...r, temporary: { ...t, state: 'ended', ended: { at, how: removed === 'removed_by_hand' ? 'removed_by_hand' : how, by: closer.name } } };
-  if (!(await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version }))) return undefined; // another run or the requester ended it
+  if (!(await putRecord(rt.store, PK, r.id, next, { expectVersion: rec.version + 1 }))) return undefined; // not ours any more (our claim outlived CLAIM_MS)
   if (removed === 'failed') {
     logger.warn('temporary membership: removal failed, retried at the next run', { request: r.id, code });
     await row(code === 'directory_outcome_unknown' ? 'unknown' : 'failed', code!, { how, attempts: next.temporary!.removal!.attempts });
@@ -131,14 +138,19 @@ export async function endTemporaryMembership(c: ApprovalsContext, id: string) {
     throw conflict('membership_not_active');
   }
   const done = await endMembership(c.rt, c.dc, id, 'ended_early', auditActor(c.actor), Date.now());
-  if (!done) throw conflict('membership_not_active');
+  if (!done) {
+    // ended, or being removed by the scheduled run, in the meantime
+    await auditRequest(c.rt, 'groups.members.removed', 'denied', 'membership_not_active', rec.data, auditActor(c.actor), {}, c.correlationId);
+    throw conflict('membership_not_active');
+  }
   if (done.error) throw done.error;
   return { membership: membershipView(done.request) };
 }
 
 /** What the API shows of a temporary membership: its request's id, reason and state, and the membership. */
 export function membershipView(r: ApprovalRequest) {
-  return { request: r.id, reason: r.reason, requester: r.requester, ...r.temporary! };
+  const { removing: _claim, ...m } = r.temporary!;
+  return { request: r.id, reason: r.reason, requester: r.requester, ...m };
 }
 
 /**
