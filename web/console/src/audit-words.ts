@@ -23,6 +23,7 @@ export const AUDIT_EVENTS: Array<[string, string]> = [
   ['users.watch.export', 'Watch list downloaded (CSV)'],
   ['groups.members.add', 'Group member added'],
   ['groups.members.remove', 'Group member removed'],
+  ['groups.members.removed', 'Temporary group membership ended'],
   ['groups.create', 'Group created'],
   ['groups.delete', 'Group deleted'],
   ['groups.attributes.write', 'Group attributes changed'],
