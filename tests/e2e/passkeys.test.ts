@@ -241,3 +241,36 @@ test('a signed-out approver opens the link, signs in with the password and one t
   expect((await auditSince(mark)).find((r) => r.event === 'auth.login' && r.outcome === 'success')).toMatchObject({ reason: 'password+passkey' });
   expect((await auditSince(mark)).some((r) => r.event === 'auth.reauth')).toBe(false); // the sign-in's touch was the step-up
 });
+
+test('a passkey alone signs in once allowed; removed in My security, it is refused with its code and audited', async () => {
+  const superC = await steppedUp('op-super');
+  expect((await superC.put('/api/settings/passkey-sign-in', { allowed: true })).status).toBe(200);
+  try {
+    const page = helpdeskPage;
+    await page.goto('/'); // the reveal's dialog of an earlier test closes
+    await page.getByTestId('operator').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    let mark = await auditMark();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByTestId('operator').waitFor();
+    expect((await auditSince(mark)).find((r) => r.event === 'auth.login')).toMatchObject({ outcome: 'success', reason: 'passkey' });
+
+    // the touch opened the step-up window: the removal needs no other prompt
+    await page.getByRole('link', { name: 'My security' }).click();
+    mark = await auditMark();
+    await page.getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove the passkey' }).click();
+    await page.getByText(/Passkey “.*” removed\./).waitFor();
+    expect((await auditSince(mark)).find((r) => r.event === 'auth.passkey_removed')).toMatchObject({ outcome: 'success' });
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.goto('/');
+    mark = await auditMark();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByText('That passkey is not registered to you (or was removed).').waitFor();
+    expect((await auditSince(mark)).find((r) => r.event === 'auth.login')).toMatchObject({ outcome: 'failure', reason: 'passkey_not_registered' });
+  } finally {
+    const c = await steppedUp('op-super');
+    await c.put('/api/settings/passkey-sign-in', { allowed: false });
+  }
+});
