@@ -64,7 +64,7 @@ describe('shell scripts', () => {
     const benign = { url: 'https://hdc.acme.test', host: 'hdc.acme.test', clientCode: 'acme', from: '1.3.0', to: '1.4.0', image: 'ghcr.io/msp/hdc:1.4.0' };
     const generatedAt = '2026-01-01T00:00:00.000Z';
     const runWrapper = (script: string) => {
-      sandbox.reset({ 'inst/hdc.env': { content: 'HDC_IMAGE=x\n' }, 'inst/common.sh': { content: '' } });
+      sandbox.reset({ 'inst/hdc.env': { content: 'HDC_IMAGE=x\nHDC_STORE=sqlite\n' }, 'inst/common.sh': { content: '' } });
       sandbox.recorderFile('inst/upgrade.sh');
       return sandbox.run(script, ['inst']);
     };

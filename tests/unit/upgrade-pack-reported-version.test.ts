@@ -69,7 +69,7 @@ describe('a reported version cannot inject a command into an upgrade pack (issue
     expect(bashParses(script).ok).toBe(true);
     expect(shellcheck(script)).toEqual([]);
 
-    sandbox.reset({ 'inst/hdc.env': { content: 'HDC_IMAGE=x\n' }, 'inst/common.sh': { content: '' } });
+    sandbox.reset({ 'inst/hdc.env': { content: 'HDC_IMAGE=x\nHDC_STORE=sqlite\n' }, 'inst/common.sh': { content: '' } });
     sandbox.recorderFile('inst/upgrade.sh');
     const run = sandbox.run(script, ['inst']);
     expect(run.status).toBe(0);

@@ -191,7 +191,7 @@ describe('upgrade packs', () => {
     expect(r.body.leftOut).toEqual([{ id: A2, reason: 'up_to_date' }]);
     expect(r.body.clients[0].consoles.map((c: any) => [c.id, c.drift, c.from])).toEqual([[A3, 'unknown', null]]);
   });
-  it('zip (administrator): one folder per client with README.md, upgrade-<host>.sh and upgrade.sh', async () => {
+  it('zip (administrator): one folder per client with README.md, upgrade-<host>.sh, upgrade.sh and the scripts it needs', async () => {
     const r = await call('POST', '/api/upgrades/pack', { ...(await adminAuth()), body: { consoleIds: [A1, G1], format: 'zip' } });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('application/zip');
@@ -201,7 +201,8 @@ describe('upgrade packs', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'upgrade-pack-'));
     fs.writeFileSync(path.join(dir, 'pack.zip'), buf);
     const listing = execFileSync('unzip', ['-Z1', path.join(dir, 'pack.zip')], { encoding: 'utf8' }).trim().split('\n').sort();
-    expect(listing).toEqual(['acme/', 'acme/README.md', `acme/upgrade-a1-${tag}.upgrades.invalid-8443.sh`, 'acme/upgrade.sh', 'globex/', 'globex/README.md', `globex/upgrade-g1-${tag}.upgrades.invalid-8443.sh`, 'globex/upgrade.sh']);
+    const scripts = (c: string) => ['backup.sh', 'common.sh', 'install.sh', 'renew-tls.sh', 'restore.sh', 'upgrade.sh'].map((f) => `${c}/${f}`);
+    expect(listing).toEqual(['acme/', 'acme/README.md', `acme/upgrade-a1-${tag}.upgrades.invalid-8443.sh`, ...scripts('acme'), 'globex/', 'globex/README.md', `globex/upgrade-g1-${tag}.upgrades.invalid-8443.sh`, ...scripts('globex')].sort());
     execFileSync('unzip', ['-q', path.join(dir, 'pack.zip'), '-d', dir]);
     expect(fs.readFileSync(path.join(dir, 'globex', `upgrade-g1-${tag}.upgrades.invalid-8443.sh`), 'utf8')).toContain("exec ./upgrade.sh 'registry.example.com/hdc/console:1.4.0'");
     expect(fs.statSync(path.join(dir, 'acme', 'upgrade.sh')).mode & 0o111).toBe(0o111);

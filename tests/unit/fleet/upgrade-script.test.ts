@@ -97,13 +97,13 @@ const wrapper = () => path.join(unpacked, 'acme', 'upgrade-hdc.acme.test-8443.sh
 describe('shell check', () => {
   it(`the pack's upgrade.sh and a wrapper pass ${hasShellcheck ? 'shellcheck' : 'bash -n (shellcheck not installed)'}`, () => {
     expect(UPGRADE_SCRIPT).toBe(fs.readFileSync(path.join(ROOT, 'containers/scripts/upgrade.sh'), 'utf8')); // the instance's own script
-    for (const f of [path.join(unpacked, 'acme', 'upgrade.sh'), wrapper()]) {
+    for (const f of [...['upgrade.sh', 'common.sh', 'install.sh', 'backup.sh', 'restore.sh', 'renew-tls.sh'].map((x) => path.join(unpacked, 'acme', x)), wrapper()]) {
       const r = hasShellcheck ? spawnSync('shellcheck', ['-s', 'bash', '-x', '-P', path.join(ROOT, 'containers/scripts'), f], { encoding: 'utf8' }) : spawnSync('bash', ['-n', f], { encoding: 'utf8' });
       expect([f, r.status, r.stdout + r.stderr]).toEqual([f, 0, '']);
     }
   });
   it('the zip keeps the scripts executable', () => {
-    for (const f of ['upgrade.sh', 'upgrade-hdc.acme.test-8443.sh']) expect(fs.statSync(path.join(unpacked, 'acme', f)).mode & 0o111).toBe(0o111);
+    for (const f of ['upgrade.sh', 'common.sh', 'upgrade-hdc.acme.test-8443.sh']) expect(fs.statSync(path.join(unpacked, 'acme', f)).mode & 0o111).toBe(0o111);
     expect(fs.statSync(path.join(unpacked, 'acme', 'README.md')).mode & 0o111).toBe(0);
   });
 });
@@ -136,8 +136,9 @@ describe('the wrapper against a stand-in instance directory', () => {
     const dir = instance({ withUpgradeScript: false });
     const r = run(unpacked, wrapper(), [dir]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('upgrade.sh installed from the pack');
+    expect(r.stdout).toContain(`[hdc] ${dir}: this pack's upgrade.sh runs`);
     expect(fs.statSync(path.join(dir, 'upgrade.sh')).mode & 0o777).toBe(0o700);
+    expect(fs.readFileSync(path.join(dir, 'upgrade.sh'), 'utf8')).toBe(UPGRADE_SCRIPT);
     expect(envOf(dir)).toContain('HDC_IMAGE_TAG=1.4.0');
   });
 
@@ -204,6 +205,32 @@ describe('the wrapper against a stand-in instance directory', () => {
     expect(fs.readFileSync(path.join(dir, 'data/db/shared-local-instance.db'), 'utf8')).toBe('the old store');
     expect(envOf(dir)).toContain('HDC_STORE=sqlite');
     expect(r.stdout).toContain(`DynamoDB Local (acme-db) stopped; its data stays in ${dir}/data/db`);
+  });
+
+  it("an instance from before the embedded store, with that release's own scripts: the wrapper runs the pack's, which replace them and move the data", () => {
+    const dir = instance({ store: 'dynamodb' });
+    // stand-ins for the previous release's scripts: they know nothing of the embedded store
+    const old = '#!/usr/bin/env bash\necho "the previous release\'s $(basename "$0") ran" >&2\nexit 3\n';
+    for (const f of ['upgrade.sh', 'backup.sh', 'restore.sh', 'install.sh']) fs.writeFileSync(path.join(dir, f), old, { mode: 0o700 });
+    const r = run(unpacked, wrapper(), [dir], { FAKE_COPY: 'jsonl' });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain(`[hdc] ${dir}: this pack's upgrade.sh runs`);
+    expect(r.calls.some((c) => /split-copy/.test(c))).toBe(true); // the data moved
+    expect(envOf(dir)).toContain('HDC_STORE=sqlite');
+    for (const f of ['upgrade.sh', 'backup.sh', 'restore.sh', 'install.sh', 'common.sh']) {
+      expect([f, fs.readFileSync(path.join(dir, f), 'utf8')]).toEqual([f, fs.readFileSync(path.join(ROOT, 'containers/scripts', f), 'utf8')]);
+    }
+  });
+
+  it("an instance already on the embedded store keeps running its own upgrade.sh (not the pack's)", () => {
+    const dir = instance();
+    const own = UPGRADE_SCRIPT.replace('set -euo pipefail', 'set -euo pipefail\necho "[own script]"');
+    fs.writeFileSync(path.join(dir, 'upgrade.sh'), own, { mode: 0o700 });
+    const r = run(unpacked, wrapper(), [dir]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('[own script]');
+    expect(r.stdout).not.toContain("this pack's upgrade.sh runs");
+    expect(fs.readFileSync(path.join(dir, 'upgrade.sh'), 'utf8')).toBe(own);
   });
 
   it('an instance on DynamoDB Local whose move fails: the rollback is the files kept aside, DynamoDB Local left in place', () => {

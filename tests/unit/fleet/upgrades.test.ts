@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { compareVersions, driftOf, parseVersion } from '../../../lib/fleet/upgrades/version';
 import { CLOSED_PLAN_KEEP_MS, isForgotten, planOnPack, planOnRound, planState, progressOf, type UpgradePlan } from '../../../lib/fleet/upgrades/plans';
@@ -173,7 +175,7 @@ describe('the plan state table', () => {
 });
 
 describe('the zip', () => {
-  it('one folder per client: README.md, upgrade-<host>.sh (executable wrapper) and upgrade.sh', () => {
+  it('one folder per client: README.md, upgrade-<host>.sh (executable wrapper), upgrade.sh and the scripts it needs and installs', () => {
     const pack: UpgradePack = {
       target: { tag: '1.4.0', repository: 'ghcr.io/msp/hdc', image: 'ghcr.io/msp/hdc:1.4.0' },
       generatedAt: '2026-11-25T10:00:00.000Z',
@@ -184,7 +186,10 @@ describe('the zip', () => {
       ],
     };
     const files = unzipSync(new Uint8Array(packZip(pack)));
-    expect(Object.keys(files).sort()).toEqual(['acme/', 'acme/README.md', 'acme/upgrade-hdc.acme.test.sh', 'acme/upgrade.sh', 'globex/', 'globex/README.md', 'globex/upgrade-10.0.0.5-8443.sh', 'globex/upgrade.sh']);
+    const scripts = (c: string) => ['backup.sh', 'common.sh', 'install.sh', 'renew-tls.sh', 'restore.sh', 'upgrade.sh'].map((f) => `${c}/${f}`);
+    expect(Object.keys(files).sort()).toEqual(['acme/', 'acme/README.md', ...scripts('acme').slice(0, 5), 'acme/upgrade-hdc.acme.test.sh', 'acme/upgrade.sh', 'globex/', 'globex/README.md', ...scripts('globex').slice(0, 5), 'globex/upgrade-10.0.0.5-8443.sh', 'globex/upgrade.sh'].sort());
+    // the scripts as this release ships them (containers/scripts)
+    for (const f of scripts('acme')) expect([f, strFromU8(files[f])]).toEqual([f, fs.readFileSync(path.join(__dirname, '../../../containers/scripts', f.split('/')[1]), 'utf8')]);
     expect(strFromU8(files['acme/upgrade-hdc.acme.test.sh'])).toContain("exec ./upgrade.sh 'ghcr.io/msp/hdc:1.4.0'");
     expect(strFromU8(files['acme/README.md'])).toContain('| https://hdc.acme.test | 1.3.0 | 1.4.0 | `upgrade-hdc.acme.test.sh` |');
     expect(strFromU8(files['globex/upgrade.sh'])).toMatch(/^#!\/usr\/bin\/env bash/);
