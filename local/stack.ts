@@ -209,6 +209,8 @@ export async function startStack(opts: StackOptions): Promise<StackInfo> {
     Hosting__PublicOrigin: consoleWebUrl,
     Helpdesk__Enabled: 'true',
     Helpdesk__LapsIdentityUpn: directory.technicalAccounts.laps.upn,
+    // the BitLocker account's UPN (display and its delegation export only; never its password)
+    Helpdesk__BitlockerIdentityUpn: directory.technicalAccounts.bitlocker.upn,
     // the copy of the data taken before database migrations (docs/operations.md, Upgrades)
     Database__BackupFolder: backupFolder,
     // sign-in through the access platform: the dev issuer the fleet plane also trusts

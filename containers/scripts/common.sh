@@ -188,7 +188,7 @@ console_args() {
   echo $net $(add_host_args) $(common_env) $listen $(console_volumes) \
     -e HDC_LAMBDA_ENDPOINT="$(service_endpoint)" -e HDC_PASSWORD_SERVICE_FUNCTION=hdc-password-service-passwordService \
     -e Hosting__PublicOrigin="${HDC_PUBLIC_ORIGIN:-}" -e Helpdesk__Enabled="${HDC_HELPDESK:-true}" \
-    -e Helpdesk__LapsIdentityUpn="${HDC_LAPS_UPN:-}" $(console_tls_args)
+    -e Helpdesk__LapsIdentityUpn="${HDC_LAPS_UPN:-}" -e Helpdesk__BitlockerIdentityUpn="${HDC_BITLOCKER_UPN:-}" $(console_tls_args)
 }
 
 # The console's own DNS-01 certificate (--tls acme-dns): served from tls/ (the container user's),

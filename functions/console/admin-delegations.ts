@@ -76,17 +76,17 @@ const exportModels = defineRoute({
   errors: EXPORT_ERRORS,
   async handle({ rt }) {
     const { settings, directory } = await rt.settingsAndDirectory();
-    return { body: { exports: await exportDelegation(rt.store, settings, directory!) } };
+    return { body: { exports: await exportDelegation(rt.store, settings, directory!, { bitlockerUpn: rt.config.Helpdesk.BitlockerIdentityUpn }) } };
   },
 });
 
 const exportScript = defineRoute({
   method: 'GET',
   path: '/api/admin/delegation-export/{kind}',
-  summary: 'One delegation script (kind write or laps) as a PowerShell file: run with -ManagedOu and -Identity matching the model and -ModelDigest the digest the console shows (also in the X-Model-Digest header)',
+  summary: 'One delegation script (kind write, laps or bitlocker) as a PowerShell file: run with -ManagedOu and -Identity matching the model and -ModelDigest the digest the console shows (also in the X-Model-Digest header)',
   access: 'operator',
   permission: 'settings.manage',
-  params: z.object({ kind: z.enum(['write', 'laps']) }),
+  params: z.object({ kind: z.enum(['write', 'laps', 'bitlocker']) }),
   responses: {
     200: file('text/plain', 'The PowerShell script', {
       'Content-Disposition': { description: 'attachment; filename="hdc-<kind>-rights.ps1"', required: true },
@@ -96,7 +96,7 @@ const exportScript = defineRoute({
   errors: EXPORT_ERRORS,
   async handle({ rt, params }) {
     const { settings, directory } = await rt.settingsAndDirectory();
-    const found = (await exportDelegation(rt.store, settings, directory!)).find((e) => e.kind === params.kind);
+    const found = (await exportDelegation(rt.store, settings, directory!, { bitlockerUpn: rt.config.Helpdesk.BitlockerIdentityUpn })).find((e) => e.kind === params.kind);
     if (!found) throw notFound();
     return { text: found.script, contentType: 'text/plain; charset=utf-8', headers: { 'content-disposition': `attachment; filename="hdc-${params.kind}-rights.ps1"`, 'x-model-digest': found.modelDigest } };
   },

@@ -1,13 +1,12 @@
-import { classifyComputer, isBelow } from '../authz/classify';
+import { classifyComputer, currentClassification, isBelow } from '../authz/classify';
 import { listDelegations, listRoles } from '../authz/rights';
+import { parentDn } from '../computers';
 import type { Directory } from '../directory';
 import { COMPUTER_ATTRIBUTES } from '../directory/objects';
 import { callPasswordService } from '../password-service/console-side/client';
 import type { ConsoleRuntime } from '../runtime';
-import { readSettings } from '../setup/settings';
-import { currentClassification } from '../authz/classify';
-import { protectedGroupSidsOf } from '../setup/settings';
-import { RECOVERY_CLASS, RECOVERY_PASSWORD_ATTRIBUTE } from './entries';
+import { protectedGroupSidsOf, readSettings } from '../setup/settings';
+import { firstValue, RECOVERY_CLASS, RECOVERY_PASSWORD_ATTRIBUTE } from './entries';
 
 // The BitLocker checks of the diagnostics (issue 33), the way the LAPS rights are checked: per
 // scope of a delegation holding computers.bitlocker.read, one sample recovery entry below a standard
@@ -21,15 +20,13 @@ export interface BitlockerDiagnostics {
 }
 
 const MAX_SAMPLES = 50;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-const parentOf = (dn: string) => /^(?:[^,\\]|\\.)*,(.*)$/.exec(dn)?.[1] ?? '';
 
 /** The first recovery entry (by name) below a standard computer of the scope, as the read account sees it. */
 async function sampleEntry(dir: Directory, scope: string, isStandard: (computerDn: string) => Promise<boolean>): Promise<{ dn: string; computer: string } | undefined> {
   const found = await dir.search({ base: scope, filter: `(objectClass=${RECOVERY_CLASS})`, attributes: ['objectGUID', 'cn'], max: MAX_SAMPLES });
-  const byName = [...found.entries].sort((a, b) => String(one(a.attributes.cn) ?? '').localeCompare(String(one(b.attributes.cn) ?? '')));
+  const byName = [...found.entries].sort((a, b) => (firstValue(a.attributes.cn) ?? '').localeCompare(firstValue(b.attributes.cn) ?? ''));
   for (const e of byName) {
-    const computer = parentOf(e.dn);
+    const computer = parentDn(e.dn);
     if (await isStandard(computer)) return { dn: e.dn, computer };
   }
   return undefined;
@@ -66,7 +63,7 @@ export async function bitlockerDiagnostics(rt: ConsoleRuntime): Promise<Bitlocke
     // the console's read account lists the entry but must never read its key
     const readable = await dir.readableAttributeNames(sample.dn);
     const consoleCheck = readable.has(RECOVERY_PASSWORD_ATTRIBUTE.toLowerCase()) ? 'bitlocker_console_reads_key' : 'bitlocker_console_key_hidden';
-    scopes.push({ scope, sample: String(one((await dir.readAttributes(sample.computer, ['cn']))?.cn as string | string[] | undefined) ?? sample.computer), checks: [consoleCheck] });
+    scopes.push({ scope, sample: firstValue((await dir.readAttributes(sample.computer, ['cn']))?.cn) ?? sample.computer, checks: [consoleCheck] });
     samples.push({ scope, dn: sample.dn });
   }
 

@@ -48,6 +48,11 @@ export function recoveryEntry(cn: string, whenCreated: string | undefined, volum
   };
 }
 
+/** The first value of an attribute as read (a string, or a binary attribute's Buffer). */
+export const firstValue = (v: unknown): string | undefined => (Array.isArray(v) ? (v[0] === undefined ? undefined : String(v[0])) : v === undefined ? undefined : String(v));
+/** A binary attribute's bytes as read with `binary` (one Buffer, or the first of several). */
+export const firstBuffer = (v: unknown): Buffer | undefined => (Buffer.isBuffer(v) ? v : Array.isArray(v) && Buffer.isBuffer(v[0]) ? (v[0] as Buffer) : undefined);
+
 /** A key id as typed: the full GUID (braces allowed). */
 export const normalizeKeyId = (s: string): string | undefined => {
   const v = s.trim().replace(/^\{|\}$/g, '');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decideOnComputer, type Actor, type DecisionContext } from '../authz/engine';
 import { isGuid } from '../directory';
 import { notFound } from '../errors';
-import { RECOVERY_CLASS, RECOVERY_ENTRY_ATTRIBUTES, recoveryEntry, type RecoveryEntry } from './entries';
+import { firstBuffer, firstValue, RECOVERY_CLASS, RECOVERY_ENTRY_ATTRIBUTES, recoveryEntry, type RecoveryEntry } from './entries';
 
 export * from './entries';
 
@@ -18,7 +18,6 @@ export const recoveryEntriesSchema = z.object({ entries: z.array(recoveryEntrySc
 
 /** At most this many entries are listed (a computer keeps one per volume and key protector change). */
 const MAX_ENTRIES = 50;
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 /**
  * GET /api/computers/{id}/bitlocker: one audited decision of `computers.bitlocker.read` on fresh
@@ -33,9 +32,8 @@ export async function listRecoveryEntries(ctx: DecisionContext, actor: Actor, gu
   const page = found.entries.slice(0, MAX_ENTRIES);
   const entries = await Promise.all(
     page.map(async (e) => {
-      const v = (await ctx.dir.readAttributes(e.dn, ['msFVE-VolumeGuid'], { binary: ['msFVE-VolumeGuid'] }))?.['msFVE-VolumeGuid'];
-      const volume = Buffer.isBuffer(v) ? v : Array.isArray(v) && Buffer.isBuffer(v[0]) ? (v[0] as Buffer) : undefined;
-      return recoveryEntry(String(one(e.attributes.cn) ?? ''), one(e.attributes.whenCreated), volume);
+      const volume = firstBuffer((await ctx.dir.readAttributes(e.dn, ['msFVE-VolumeGuid'], { binary: ['msFVE-VolumeGuid'] }))?.['msFVE-VolumeGuid']);
+      return recoveryEntry(firstValue(e.attributes.cn) ?? '', firstValue(e.attributes.whenCreated), volume);
     }),
   );
   const listed = entries.filter((x): x is RecoveryEntry => !!x).sort((a, b) => (b.date ?? '').localeCompare(a.date ?? ''));

@@ -84,7 +84,8 @@ export const configSchema = z.object({
     }),
     { Environment: 'Production', PublicOrigin: undefined, HstsMaxAge: 31536000 },
   ),
-  Helpdesk: z.prefault(z.object({ Enabled: bool(false), LapsIdentityUpn: z.optional(z.string()) }), {}),
+  // BitlockerIdentityUpn: the BitLocker account's UPN on the console, for its delegation export only (issue 33)
+  Helpdesk: z.prefault(z.object({ Enabled: bool(false), LapsIdentityUpn: z.optional(z.string()), BitlockerIdentityUpn: z.optional(z.string()) }), {}),
   PasswordService: z.prefault(
     z.object({
       LapsIdentity: z.prefault(z.object({ Upn: z.optional(z.string()), PasswordFile: z.optional(z.string()) }), {}),

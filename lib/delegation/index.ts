@@ -3,11 +3,11 @@ import type { Directory } from '../directory';
 import { ApiError } from '../errors';
 import type { InstanceSettings } from '../setup/settings';
 import type { Store } from '../store';
-import { lapsRightsModel, writeRightsModel, type RightsModel } from './model';
+import { bitlockerRightsModel, lapsRightsModel, writeRightsModel, type RightsModel } from './model';
 import { modelDigest, renderDelegationScript, rightSddl, scriptCommand } from './script';
 import { delegationExportStatus, type DelegationExportStatus } from './status';
 
-export { writeRightsModel, lapsRightsModel, assertLapsRight, WRITE_RIGHTS, type RightsModel, type ModelRight } from './model';
+export { writeRightsModel, lapsRightsModel, assertLapsRight, bitlockerRightsModel, assertBitlockerRight, WRITE_RIGHTS, type RightsModel, type ModelRight } from './model';
 export { renderDelegationScript, rightSddl, modelDigest, embeddedModelText, modelDigestOf, scriptCommand } from './script';
 export { delegationExportStatus, resolveRightsModel, daclHolds, type DelegationExportStatus } from './status';
 
@@ -27,13 +27,24 @@ export interface DelegationExport {
   status?: DelegationExportStatus;
 }
 
-/** Both models as the instance's settings, roles, delegations and schema make them now. */
-export async function currentRightsModels(store: Store, settings: InstanceSettings, dir: Directory): Promise<{ write: RightsModel; laps?: RightsModel }> {
+/**
+ * The models as the instance's settings, roles, delegations and schema make them now; the
+ * BitLocker account's (issue 33) when its UPN is known to the console (Helpdesk:BitlockerIdentityUpn).
+ */
+export async function currentRightsModels(
+  store: Store,
+  settings: InstanceSettings,
+  dir: Directory,
+  opts: { bitlockerUpn?: string } = {},
+): Promise<{ write: RightsModel; laps?: RightsModel; bitlocker?: RightsModel }> {
   const [roles, delegations, schema] = await Promise.all([listRoles(store), listDelegations(store), dir.schemaAttributes(['ms-Mcs-AdmPwd', 'msLAPS-Password'])]);
   const write = writeRightsModel(settings, roles, delegations);
-  if (!settings.lapsIdentityUpn) return { write };
+  const bitlocker = opts.bitlockerUpn
+    ? bitlockerRightsModel(settings, roles, delegations, { identity: opts.bitlockerUpn, otherAccounts: [settings.readAccount.user, settings.writeAccount.user, ...(settings.lapsIdentityUpn ? [settings.lapsIdentityUpn] : [])] })
+    : undefined;
+  if (!settings.lapsIdentityUpn) return { write, ...(bitlocker ? { bitlocker } : {}) };
   const laps = lapsRightsModel(settings, roles, delegations, { legacySchema: schema.includes('ms-mcs-admpwd'), otherAccounts: [settings.readAccount.user, settings.writeAccount.user] });
-  return { write, laps };
+  return { write, laps, ...(bitlocker ? { bitlocker } : {}) };
 }
 
 /**
@@ -41,13 +52,18 @@ export async function currentRightsModels(store: Store, settings: InstanceSettin
  * of the directory against it (`upToDate`, the missing rights). The write script refuses the
  * LAPS account; the LAPS script refuses the read and write accounts.
  */
-export async function exportDelegation(store: Store, settings: InstanceSettings | undefined, dir: Directory, opts: { now?: Date; version?: string } = {}): Promise<DelegationExport[]> {
+export async function exportDelegation(store: Store, settings: InstanceSettings | undefined, dir: Directory, opts: { now?: Date; version?: string; bitlockerUpn?: string } = {}): Promise<DelegationExport[]> {
   if (!settings) throw new ApiError(503, 'not_configured');
-  const models = await currentRightsModels(store, settings, dir);
+  const models = await currentRightsModels(store, settings, dir, { bitlockerUpn: opts.bitlockerUpn });
   const generatedAt = (opts.now ?? new Date()).toISOString();
   const out: DelegationExport[] = [];
-  for (const model of [models.write, models.laps].filter((m): m is RightsModel => !!m)) {
-    const refusedIdentities = model.kind === 'write' ? [settings.lapsIdentityUpn, settings.readAccount.user].filter((x): x is string => !!x) : [settings.readAccount.user, settings.writeAccount.user];
+  for (const model of [models.write, models.laps, models.bitlocker].filter((m): m is RightsModel => !!m)) {
+    const refusedIdentities =
+      model.kind === 'write'
+        ? [settings.lapsIdentityUpn, settings.readAccount.user].filter((x): x is string => !!x)
+        : model.kind === 'laps'
+          ? [settings.readAccount.user, settings.writeAccount.user]
+          : [settings.readAccount.user, settings.writeAccount.user, settings.lapsIdentityUpn].filter((x): x is string => !!x);
     const digest = modelDigest(model, refusedIdentities);
     out.push({
       kind: model.kind,

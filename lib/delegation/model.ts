@@ -10,8 +10,8 @@ import type { InstanceSettings, ManagedOu } from '../setup/settings';
 
 /** One right: an allow object ACE with names instead of GUIDs. */
 export interface ModelRight {
-  /** CC create child, SD delete (the object itself), WP write property, RPCR read property + control access */
-  right: 'CC' | 'SD' | 'WP' | 'RPCR';
+  /** CC create child, SD delete (the object itself), WP write property, RPCR read property + control access, RPLCLORC read the object (BitLocker entries) */
+  right: 'CC' | 'SD' | 'WP' | 'RPCR' | 'RPLCLORC';
   /** the class created (CC) or the attribute (WP, RPCR); none for SD */
   objectType?: string;
   /** the class of the objects that inherit it; none: the OU and every container below it */
@@ -28,7 +28,7 @@ export interface OuRights {
 }
 
 export interface RightsModel {
-  kind: 'write' | 'laps';
+  kind: 'write' | 'laps' | 'bitlocker';
   /** the account the rights go to (UPN) */
   identity: string;
   ous: OuRights[];
@@ -150,4 +150,44 @@ export function lapsRightsModel(
     if (rights.length) ous.push({ ou, permissions, rights });
   }
   return { kind: 'laps', identity, ous: ous.sort(byDn) };
+}
+
+// ---- BitLocker (issue 33): the BitLocker account, msFVE-RecoveryInformation objects only
+
+export const BITLOCKER_CLASS = 'msFVE-RecoveryInformation';
+export const BITLOCKER_PASSWORD_ATTRIBUTE = 'msFVE-RecoveryPassword';
+const BITLOCKER_RIGHTS: ModelRight[] = [
+  { right: 'RPLCLORC', inheritedObjectType: BITLOCKER_CLASS, inheritance: 'CIIO' },
+  { right: 'RPCR', objectType: BITLOCKER_PASSWORD_ATTRIBUTE, inheritedObjectType: BITLOCKER_CLASS, inheritance: 'CIIO' },
+];
+
+/**
+ * The only BitLocker rights the export grants: read the recovery entries and Read property +
+ * Control access on msFVE-RecoveryPassword, inherited by msFVE-RecoveryInformation objects, to the
+ * BitLocker account; never msFVE-KeyPackage, never another account: `bitlocker_right_refused`.
+ */
+export function assertBitlockerRight(r: ModelRight, identity: string, otherAccounts: string[]): void {
+  const refuse = (why: string) => {
+    throw badRequest('bitlocker_right_refused', { reason: why, right: r });
+  };
+  if (otherAccounts.some((a) => a.toLowerCase() === identity.toLowerCase())) refuse('technical_account_reused');
+  if (r.inheritedObjectType !== BITLOCKER_CLASS || r.inheritance !== 'CIIO') refuse('recovery_objects_only');
+  if (r.right === 'RPLCLORC' && !r.objectType) return;
+  if (r.right === 'RPCR' && r.objectType === BITLOCKER_PASSWORD_ATTRIBUTE) return;
+  refuse(r.objectType === 'msFVE-KeyPackage' ? 'key_package_never_granted' : 'attribute_not_allowed');
+}
+
+/**
+ * The BitLocker account's rights model: on every scope OU of a delegation holding
+ * `computers.bitlocker.read`, the two rights above. (The console's read account lists the entries
+ * with Read on the objects, never Control Access: granted with it, outside this account's model.)
+ */
+export function bitlockerRightsModel(settings: InstanceSettings, roles: Role[], delegations: Delegation[], opts: { identity: string; otherAccounts: string[] }): RightsModel {
+  const ous: OuRights[] = [];
+  for (const { ou, perms } of permissionsPerOu(settings, roles, delegations).values()) {
+    if (!perms.has('computers.bitlocker.read')) continue;
+    for (const r of BITLOCKER_RIGHTS) assertBitlockerRight(r, opts.identity, opts.otherAccounts);
+    ous.push({ ou, permissions: ['computers.bitlocker.read'], rights: BITLOCKER_RIGHTS.map((r) => ({ ...r })) });
+  }
+  return { kind: 'bitlocker', identity: opts.identity, ous: ous.sort(byDn) };
 }

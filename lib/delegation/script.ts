@@ -17,7 +17,13 @@ import { rightKey, type ModelRight, type RightsModel } from './model';
 const BUILTIN_PRIVILEGED = ['S-1-5-32-544', 'S-1-5-32-548', 'S-1-5-32-549', 'S-1-5-32-550', 'S-1-5-32-551', 'S-1-5-32-552', 'S-1-5-32-569'];
 const DOMAIN_PRIVILEGED_RIDS = [498, 512, 516, 517, 518, 519, 520, 521, 526, 527];
 
-const RIGHTS_PS: Record<ModelRight['right'], string> = { CC: 'CreateChild', SD: 'Delete', WP: 'WriteProperty', RPCR: 'ReadProperty, ExtendedRight' };
+const RIGHTS_PS: Record<ModelRight['right'], string> = {
+  CC: 'CreateChild',
+  SD: 'Delete',
+  WP: 'WriteProperty',
+  RPCR: 'ReadProperty, ExtendedRight',
+  RPLCLORC: 'ReadProperty, ListChildren, ListObject, ReadControl',
+};
 const INHERITANCE_PS: Record<ModelRight['inheritance'], string> = { CI: 'All', CIIO: 'Descendents' };
 
 /** The rights in SDDL with names, as the script's comments and the export's preview show them. */
@@ -90,9 +96,19 @@ const LAPS_GUARD = `function Assert-AllowedRight($r) {
   if (-not $ok) { throw "Refused: right $($r.right) on '$($r.objectType)' is not a LAPS right of this product." }
 }`;
 
-/** The delegation script for a rights model (write account or LAPS account). */
+const BITLOCKER_GUARD = `function Assert-AllowedRight($r) {
+  # the BitLocker account's rights and nothing else (issue 33): read msFVE-RecoveryInformation
+  # objects and Read property + Control access on msFVE-RecoveryPassword, inherited by those
+  # objects only; never msFVE-KeyPackage or any other attribute
+  if ($r.inheritedObjectType -ne 'msFVE-RecoveryInformation' -or $r.inheritance -ne 'CIIO') { throw "Refused: BitLocker rights are granted on msFVE-RecoveryInformation objects only." }
+  if ($r.objectType -eq 'msFVE-KeyPackage') { throw "Refused: the right to read msFVE-KeyPackage is never granted." }
+  $ok = ($r.right -eq 'RPLCLORC' -and -not $r.objectType) -or ($r.right -eq 'RPCR' -and $r.objectType -eq 'msFVE-RecoveryPassword')
+  if (-not $ok) { throw "Refused: right $($r.right) on '$($r.objectType)' is not a BitLocker right of this product." }
+}`;
+
+/** The delegation script for a rights model (write account, LAPS account or BitLocker account). */
 export function renderDelegationScript(model: RightsModel, opts: ScriptOptions): string {
-  const title = model.kind === 'write' ? 'write account' : 'LAPS account';
+  const title = model.kind === 'write' ? 'write account' : model.kind === 'laps' ? 'LAPS account' : 'BitLocker account';
   const lines: string[] = [];
   lines.push(
     '#Requires -Version 5.1',
@@ -134,7 +150,7 @@ export function renderDelegationScript(model: RightsModel, opts: ScriptOptions):
     '$RefusedIdentities = @($Model.refusedIdentities)',
     'Import-Module ActiveDirectory',
     '',
-    model.kind === 'write' ? WRITE_GUARD : LAPS_GUARD,
+    model.kind === 'write' ? WRITE_GUARD : model.kind === 'laps' ? LAPS_GUARD : BITLOCKER_GUARD,
     '',
     '# 1. -Identity must be the exported account, and never one the export refuses',
     'if ($Identity -ne $Model.identity) { throw "Refused: -Identity \'$Identity\' does not match the exported model (\'$($Model.identity)\')." }',

@@ -12,6 +12,8 @@ const MASK: Record<ModelRight['right'], number> = {
   SD: RIGHT.DELETE,
   WP: RIGHT.WRITE_PROPERTY,
   RPCR: RIGHT.READ_PROPERTY | RIGHT.CONTROL_ACCESS,
+  // read property, list children, list object, read control (0x4, 0x80, 0x20000)
+  RPLCLORC: RIGHT.READ_PROPERTY | 0x4 | 0x80 | 0x20000,
 };
 const FLAGS: Record<ModelRight['inheritance'], number> = { CI: ACE_FLAG.CONTAINER_INHERIT, CIIO: ACE_FLAG.CONTAINER_INHERIT | ACE_FLAG.INHERIT_ONLY };
 

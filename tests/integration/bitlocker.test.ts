@@ -280,6 +280,31 @@ describe('diagnostics check the BitLocker rights the way they check the LAPS rig
   });
 });
 
+describe('the delegation export includes the BitLocker rights where computers.bitlocker.read is delegated', () => {
+  it('answers the BitLocker account\'s model (RPLCLORC and RPCR on msFVE-RecoveryPassword, recovery objects only), its script, and that the directory holds it', async () => {
+    const c = await steppedUp('op-super');
+    const r = await c.get('/api/admin/delegation-export');
+    expect(r.status).toBe(200);
+    const bl = r.body.exports.find((e: { kind: string }) => e.kind === 'bitlocker');
+    expect(bl.identity).toBe(stack.directory.technicalAccounts.bitlocker.upn);
+    const byOu = Object.fromEntries(bl.ous.map((o: any) => [o.dn.split(',')[0], o]));
+    for (const ou of ['OU=Managed', 'OU=Branch']) {
+      expect(byOu[ou].permissions).toEqual(['computers.bitlocker.read']);
+      expect(byOu[ou].rights).toEqual([
+        `(OA;CIIO;RPLCLORC;;msFVE-RecoveryInformation;${bl.identity})`,
+        `(OA;CIIO;RPCR;msFVE-RecoveryPassword;msFVE-RecoveryInformation;${bl.identity})`,
+      ]);
+    }
+    // dc.sh granted exactly these: the directory holds the model
+    expect(bl.status).toMatchObject({ kind: 'bitlocker', upToDate: true, missing: [] });
+    expect(bl.script).toContain('BitLocker account');
+    expect(bl.script).toContain('msFVE-KeyPackage is never granted');
+    const ps1 = await c.get('/api/admin/delegation-export/bitlocker');
+    expect(ps1.status).toBe(200);
+    expect(ps1.headers['x-model-digest']).toBe(bl.modelDigest);
+  });
+});
+
 describe('no recovery password in an error body', () => {
   it('collected every non-200 body and every list of this file', () => {
     expect(errorBodies.length).toBeGreaterThan(20);

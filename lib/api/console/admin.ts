@@ -108,12 +108,12 @@ export const channel = channelAnswer('NotificationChannel');
 export const channels = z.object({ channels: z.array(channel) });
 export const channelSaved = z.object({ channel });
 
-const delegationStatus = z.object({ kind: z.enum(['write', 'laps']), identity: z.string(), upToDate: z.boolean(), missing: z.array(z.object({ ou: z.string(), ace: z.string() })) });
+const delegationStatus = z.object({ kind: z.enum(['write', 'laps', 'bitlocker']), identity: z.string(), upToDate: z.boolean(), missing: z.array(z.object({ ou: z.string(), ace: z.string() })) });
 export const delegationExports = z.object({
   exports: z.array(
     z
       .object({
-        kind: z.enum(['write', 'laps']),
+        kind: z.enum(['write', 'laps', 'bitlocker']),
         identity: z.string(),
         ous: z.array(z.object({ dn: z.string(), guid: z.string(), permissions: z.array(z.string()), rights: z.array(z.string()) })),
         script: z.string(),

@@ -1,4 +1,4 @@
-import { recoveryEntry, recoveryFilterByKeyId, RECOVERY_PASSWORD_ATTRIBUTE } from '../../bitlocker/entries';
+import { firstBuffer, firstValue, recoveryEntry, recoveryFilterByKeyId, RECOVERY_PASSWORD_ATTRIBUTE } from '../../bitlocker/entries';
 import type { Directory } from '../../directory';
 import type { BitlockerPayload } from '../link';
 
@@ -7,18 +7,16 @@ import type { BitlockerPayload } from '../link';
 // on the confidential msFVE-RecoveryPassword the attribute is not returned (`bitlocker_no_password`);
 // an entry the account cannot see at all answers like an unknown one (`bitlocker_key_not_found`).
 
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 /** 48 digits in 8 groups of 6: anything else is not shown. */
 const RECOVERY_PASSWORD_RE = /^\d{6}(-\d{6}){7}$/;
 
 export async function readRecoveryPassword(dir: Directory, computerDn: string, keyId: string): Promise<BitlockerPayload | 'bitlocker_key_not_found' | 'bitlocker_no_password'> {
   const found = await dir.search({ base: computerDn, scope: 'one', filter: recoveryFilterByKeyId(keyId), attributes: ['objectGUID', 'cn', 'whenCreated', RECOVERY_PASSWORD_ATTRIBUTE], max: 2 });
-  const hit = found.entries.find((e) => recoveryEntry(String(one(e.attributes.cn) ?? ''), undefined, undefined)?.keyId === keyId.toUpperCase());
+  const hit = found.entries.find((e) => recoveryEntry(firstValue(e.attributes.cn) ?? '', undefined, undefined)?.keyId === keyId.toUpperCase());
   if (!hit) return 'bitlocker_key_not_found';
-  const password = one(hit.attributes[RECOVERY_PASSWORD_ATTRIBUTE]) ?? one(hit.attributes[RECOVERY_PASSWORD_ATTRIBUTE.toLowerCase()]);
+  const password = firstValue(hit.attributes[RECOVERY_PASSWORD_ATTRIBUTE]) ?? firstValue(hit.attributes[RECOVERY_PASSWORD_ATTRIBUTE.toLowerCase()]);
   if (!password || !RECOVERY_PASSWORD_RE.test(password.trim())) return 'bitlocker_no_password';
-  const volume = await dir.readAttributes(hit.dn, ['msFVE-VolumeGuid'], { binary: ['msFVE-VolumeGuid'] });
-  const v = volume?.['msFVE-VolumeGuid'];
-  const entry = recoveryEntry(String(one(hit.attributes.cn)), one(hit.attributes.whenCreated), Buffer.isBuffer(v) ? v : Array.isArray(v) && Buffer.isBuffer(v[0]) ? (v[0] as Buffer) : undefined)!;
+  const volume = firstBuffer((await dir.readAttributes(hit.dn, ['msFVE-VolumeGuid'], { binary: ['msFVE-VolumeGuid'] }))?.['msFVE-VolumeGuid']);
+  const entry = recoveryEntry(firstValue(hit.attributes.cn) ?? '', firstValue(hit.attributes.whenCreated), volume)!;
   return { keyId: entry.keyId, volumeGuid: entry.volumeGuid, recoveryPassword: password.trim(), date: entry.date };
 }

@@ -94,7 +94,7 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * One delegation script (kind write or laps) as a PowerShell file: run with -ManagedOu and -Identity matching the model and -ModelDigest the digest the console shows (also in the X-Model-Digest header)
+         * One delegation script (kind write, laps or bitlocker) as a PowerShell file: run with -ManagedOu and -Identity matching the model and -ModelDigest the digest the console shows (also in the X-Model-Digest header)
          * @description Who may call it: A signed-in operator holding `settings.manage`.
          */
         get: operations["getAdminDelegationExportByKind"];
@@ -2491,7 +2491,7 @@ export type components = {
             command: string;
             identity: string;
             /** @enum {string} */
-            kind: "write" | "laps";
+            kind: "write" | "laps" | "bitlocker";
             modelDigest: string;
             ous: {
                 dn: string;
@@ -2503,7 +2503,7 @@ export type components = {
             status?: {
                 identity: string;
                 /** @enum {string} */
-                kind: "write" | "laps";
+                kind: "write" | "laps" | "bitlocker";
                 missing: {
                     ace: string;
                     ou: string;
@@ -3623,7 +3623,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                kind: "write" | "laps";
+                kind: "write" | "laps" | "bitlocker";
             };
             cookie?: never;
         };
