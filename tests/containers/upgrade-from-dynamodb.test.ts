@@ -3,7 +3,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { PREVIOUS_COMMIT, previousCommitAvailable, previousRelease, type PreviousRelease } from '../../containers/previous-images';
+import { execFileSync } from 'node:child_process';
 import { AuditChain } from '../../lib/audit';
+import { packZip, wrapperScript, type UpgradePack } from '../../lib/fleet/upgrades/pack';
 import { isServiceItem, SERVICE_CHAIN } from '../../lib/password-service/link/service-chain';
 import { PIN_KEY } from '../../lib/password-service/service-side/context';
 import { createStore, type Store } from '../../lib/store';
@@ -16,8 +18,10 @@ import { allItems, describeWithPodman, ensureImages, names, nextCode, podman, re
 // An instance installed from the previous images (the last release with DynamoDB Local as its
 // store, built from that commit: containers/previous-images.ts) and its own scripts, used (setup,
 // roles, a LAPS reveal: both audit chains written), then upgraded in place by this release's
-// upgrade.sh: the console's JSON-lines copy of the shared table is cut in two and loaded into the
-// console's and the password service's SQLite files; DynamoDB Local stops, its data left in place.
+// upgrade.sh, as a fleet upgrade pack runs it (the pack's wrapper, which finds the instance's own
+// script from before the embedded store and runs the pack's instead): the console's JSON-lines copy
+// of the shared table is cut in two and loaded into the console's and the password service's
+// SQLite files; DynamoDB Local stops, its data left in place.
 
 const NAME = 'hdcup';
 const PORT = 18643;
@@ -102,8 +106,23 @@ if (!historyAvailable) console.warn(`[previous images] commit ${PREVIOUS_COMMIT}
     table.close();
   }, 300_000);
 
-  it("this release's upgrade.sh moves the data into the two SQLite files, the pin and both chains kept; DynamoDB Local stops", async () => {
-    const r = sh('bash', [path.join(SCRIPTS, 'upgrade.sh'), '--instance', dir, `localhost:${TAG_A}`]);
+  it("a fleet upgrade pack's wrapper runs this release's upgrade.sh: the data moved into the two SQLite files, the pin and both chains kept; DynamoDB Local stops", async () => {
+    // the pack as the fleet plane makes it (zip), unpacked on the console's host
+    const image = `localhost:${TAG_A}`;
+    const generatedAt = new Date().toISOString();
+    const host = `127.0.0.1-${PORT}`;
+    const pack: UpgradePack = {
+      target: { tag: TAG_A, repository: 'localhost', image },
+      generatedAt,
+      leftOut: [],
+      clients: [{ code: 'acme', name: 'Acme', consoles: [{ id: 'i1', url: `https://127.0.0.1:${PORT}`, host, from: null, to: TAG_A, drift: 'unknown', plannedAt: '', newlyPlanned: true, commands: [], script: wrapperScript({ url: `https://127.0.0.1:${PORT}`, host, clientCode: 'acme', from: null, to: TAG_A, image }, generatedAt) }] }],
+    };
+    const unpacked = fs.mkdtempSync(path.join(os.tmpdir(), 'hdc-pack-'));
+    fs.writeFileSync(path.join(unpacked, 'pack.zip'), packZip(pack));
+    execFileSync('unzip', ['-q', path.join(unpacked, 'pack.zip'), '-d', unpacked]);
+    expect(fs.readFileSync(path.join(dir, 'upgrade.sh'), 'utf8')).not.toContain('HDC_STORE'); // the previous release's own script
+    const r = sh('bash', [path.join(unpacked, 'acme', `upgrade-${host}.sh`), dir]);
+    expect(r.out).toContain(`[hdc] ${dir}: this pack's upgrade.sh runs`);
     expect(r.out).toContain('moving the data from DynamoDB Local');
     expect(r.out).toContain(`upgraded to localhost:${TAG_A}`);
     expect(r.code).toBe(0);
