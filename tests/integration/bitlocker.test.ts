@@ -168,7 +168,7 @@ describe('POST /api/computers/{id}/bitlocker/{keyId}', () => {
     const correlationId = String(r.headers['x-correlation-id']);
     const service = await serviceRows(correlationId);
     expect(service.map((x) => [x.event, x.outcome])).toEqual([['bitlocker.read', 'admitted']]);
-    expect(service[0]).toMatchObject({ actor: { name: 'op-helpdesk' }, target: { id: computer('WS-STD-01').guid } });
+    expect(service[0]).toMatchObject({ actor: { name: 'op-helpdesk' }, target: { id: computer('WS-STD-01').guid }, details: { keyId: k.keyId, vipAllowed: false } });
     expect(JSON.stringify([...rows, ...service])).not.toContain(k.password);
   });
 

@@ -78,3 +78,21 @@ describe('the BitLocker account rights model (delegation export)', () => {
     expect(refused({ right: 'RPLCLORC', objectType: 'msFVE-RecoveryPassword', inheritedObjectType: 'msFVE-RecoveryInformation', inheritance: 'CIIO' })).toBe('attribute_not_allowed');
   });
 });
+
+describe("the password service's chain row of a BitLocker reveal", () => {
+  it('names the operation, the computer, the key id and the operator the request claims; never a password', async () => {
+    const { serviceAuditRow } = await import('../../lib/password-service/service-side/audit');
+    const req = {
+      op: 'bitlocker.read' as const,
+      computerGuid: '3f2b1c4d-0000-4000-8000-000000000001',
+      expectedDn: 'CN=WS-STD-01,OU=Workstations,OU=Managed,DC=corp,DC=example,DC=test',
+      vipAllowed: false,
+      keyId: 'A23DC95A-4453-4E71-AB2F-AC464CAFC06C',
+      operator: { guid: '3f2b1c4d-0000-4000-8000-000000000002', name: 'op-helpdesk' },
+      correlationId: 'c-1',
+    };
+    const row = serviceAuditRow(req, { ok: true, sealed: 'sealed-blob' });
+    expect(row).toMatchObject({ event: 'bitlocker.read', outcome: 'success', target: { id: req.computerGuid, kind: 'computer' }, actor: { name: 'op-helpdesk', provider: 'link' }, details: { keyId: req.keyId, vipAllowed: false } });
+    expect(JSON.stringify(row)).not.toContain('sealed-blob');
+  });
+});

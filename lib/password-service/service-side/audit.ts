@@ -20,7 +20,9 @@ export function serviceAuditRow(request: ServiceRequest | undefined, response: S
   const operator = r.operator as { guid?: unknown; name?: unknown } | undefined;
   const targetId = text(r.computerGuid, 64) ?? text(r.userGuid, 64);
   const details: Record<string, unknown> = {};
-  if (r.op === 'laps.read' || r.op === 'laps.expire' || r.op === 'users.password.reset') details.vipAllowed = r.vipAllowed === true;
+  if (r.op === 'laps.read' || r.op === 'laps.expire' || r.op === 'bitlocker.read' || r.op === 'users.password.reset') details.vipAllowed = r.vipAllowed === true;
+  // the recovery entry asked for (its key id is what the recovery screen shows, not a secret)
+  if (r.op === 'bitlocker.read' && text(r.keyId, 64)) details.keyId = text(r.keyId, 64);
   if (r.op === 'users.password.reset') Object.assign(details, { mustChange: r.mustChange === true, unlock: r.unlock === true });
   if (r.op === 'laps.diagnose' && Array.isArray(r.scopeDns)) details.scopes = r.scopeDns.length;
   return {
