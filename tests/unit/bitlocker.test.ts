@@ -96,3 +96,33 @@ describe("the password service's chain row of a BitLocker reveal", () => {
     expect(JSON.stringify(row)).not.toContain('sealed-blob');
   });
 });
+
+describe('the password service reads one recovery entry (the directory is the last check)', () => {
+  const CN = '2025-04-11T09:30:00-00:00{A23DC95A-4453-4E71-AB2F-AC464CAFC06C}';
+  const KEY = 'A23DC95A-4453-4E71-AB2F-AC464CAFC06C';
+  const PASSWORD = '291071-040095-320749-575410-081378-448558-474243-669955';
+  const dirWith = (attributes: Record<string, string | undefined> | undefined) =>
+    ({
+      search: async () => ({ entries: attributes ? [{ dn: `CN=${CN},CN=WS-STD-01,DC=x`, guid: 'g', objectClasses: [], memberOf: [], attributes: { cn: CN, ...attributes } }] : [], incomplete: false }),
+      readAttributes: async () => ({ 'msFVE-VolumeGuid': Buffer.from('b12ecdf5e1985b48ab7d0084b66cea44', 'hex') }),
+    }) as never;
+
+  it('answers the password with its key id, volume and date', async () => {
+    const { readRecoveryPassword } = await import('../../lib/password-service/service-side/bitlocker');
+    expect(await readRecoveryPassword(dirWith({ 'msFVE-RecoveryPassword': PASSWORD }), 'CN=WS-STD-01,DC=x', KEY.toLowerCase())).toEqual({
+      keyId: KEY,
+      volumeGuid: 'F5CD2EB1-98E1-485B-AB7D-0084B66CEA44',
+      recoveryPassword: PASSWORD,
+      date: '2025-04-11T09:30:00.000Z',
+    });
+  });
+
+  it('an entry whose key the directory withholds: bitlocker_no_password; none visible: bitlocker_key_not_found; anything but 8 groups of 6 digits is not shown', async () => {
+    const { readRecoveryPassword } = await import('../../lib/password-service/service-side/bitlocker');
+    expect(await readRecoveryPassword(dirWith({}), 'CN=WS-STD-01,DC=x', KEY)).toBe('bitlocker_no_password');
+    expect(await readRecoveryPassword(dirWith(undefined), 'CN=WS-STD-01,DC=x', KEY)).toBe('bitlocker_key_not_found');
+    expect(await readRecoveryPassword(dirWith({ 'msFVE-RecoveryPassword': 'not-a-recovery-password' }), 'CN=WS-STD-01,DC=x', KEY)).toBe('bitlocker_no_password');
+    // an entry of another key id below the computer (a filter the directory would not match) is not taken
+    expect(await readRecoveryPassword(dirWith({ 'msFVE-RecoveryPassword': PASSWORD }), 'CN=WS-STD-01,DC=x', '00000000-0000-4000-A000-000000000000')).toBe('bitlocker_key_not_found');
+  });
+});
