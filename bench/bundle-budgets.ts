@@ -7,7 +7,8 @@ import YAML from 'yaml';
 const { buildOptions } = require('../esbuild.config.cjs');
 
 // The functions of the three services and their size budgets (issue 9): health <= 100 KB, the
-// password service <= 300 KB, the console's OpenAPI document <= 700 KB, any other function <= 600 KB. Used by bench/bundles.ts and by the
+// password service <= 300 KB, the console's OpenAPI document <= 1000 KB and its sign-in function <= 750 KB (issue 32: the WebAuthn
+// library), any other function <= 600 KB. Used by bench/bundles.ts and by the
 // unit test that keeps every bundle within its budget.
 export const ROOT = path.resolve(__dirname, '..');
 export const SERVICES = ['serverless.yml', 'serverless.password-service.yml', 'serverless.fleet.yml'];
