@@ -110,3 +110,19 @@ test('the revealed key is in no storage, URL, history, HAR or console line', asy
   expect(har).toContain('/bitlocker/');
   expect(har).not.toContain(secret);
 });
+
+test('an administrator sees the BitLocker rights checked per scope on the diagnostics page', async () => {
+  const admin = await openContext(browser, 'bitlocker-diagnostics');
+  try {
+    await signInAs(admin.page, 'op-super', '/admin/diagnostics');
+    await admin.page.goto('/admin/diagnostics');
+    const diag = admin.page.getByTestId('diagnostics');
+    await diag.getByText('bitlocker_identity_ok').waitFor({ timeout: 30_000 });
+    await diag.getByRole('heading', { name: /^BitLocker: Managed/ }).first().waitFor();
+    await expect(diag.textContent()).resolves.toContain('The BitLocker account can read the recovery key here.');
+    await expect(diag.textContent()).resolves.toContain("The console's own account lists the recovery keys here without reading them.");
+    await checkScreen(admin.page, 'bitlocker-diagnostics');
+  } finally {
+    await admin.context.close().catch(() => undefined);
+  }
+});

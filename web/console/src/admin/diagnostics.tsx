@@ -16,6 +16,8 @@ interface Report {
   summary: { errors: number; warnings: number };
   checks: Check[];
   lapsScopes: Array<{ scope: string; sample?: string; checks: Check[] }>;
+  /** the BitLocker account's rights per delegated scope (issue 33) */
+  bitlockerScopes?: Array<{ scope: string; sample?: string; checks: Check[] }>;
 }
 
 const d = (c: Check, k: string) => (c.details && typeof c.details[k] === 'string' ? (c.details[k] as string) : undefined);
@@ -50,12 +52,22 @@ const SENTENCES: Record<string, (c: Check) => string> = {
   laps_expire_rights_missing: () => 'The LAPS account may not expire the password here.',
   no_sample_computer: () => 'No LAPS-managed standard computer here: the rights cannot be checked.',
   laps_needs_password_service: () => 'A delegation grants a LAPS action but the helpdesk is off.',
+  bitlocker_needs_password_service: () => 'A delegation grants BitLocker recovery keys but the helpdesk is off.',
+  bitlocker_service_unreachable: () => 'The console cannot reach the password service for the BitLocker checks.',
+  bitlocker_identity_not_configured: () => 'The password service holds no BitLocker account.',
+  bitlocker_bind_failed: () => 'The BitLocker account cannot sign in.',
+  bitlocker_identity_ok: () => 'The BitLocker account signs in.',
+  no_bitlocker_sample: () => 'No BitLocker recovery key the console can list here: the rights cannot be checked.',
+  bitlocker_console_key_hidden: () => "The console's own account lists the recovery keys here without reading them.",
+  bitlocker_console_reads_key: () => "The console's own account can read recovery keys here: only the BitLocker account may.",
+  bitlocker_read_rights_effective: () => 'The BitLocker account can read the recovery key here.',
+  bitlocker_read_rights_missing: () => 'The BitLocker account cannot read the recovery key here.',
 };
 const SECTIONS: Array<[Check['section'], string]> = [
   ['directory', 'Directory connection'],
   ['signin', 'Sign-in and confirmations'],
   ['delegation', 'Delegation export'],
-  ['laps', 'LAPS'],
+  ['laps', 'LAPS and BitLocker'],
 ];
 const MARK: Record<Check['severity'], { text: string; cls: string }> = {
   ok: { text: 'OK', cls: 'badge good' },
@@ -93,7 +105,8 @@ export function Diagnostics() {
           </p>
           {SECTIONS.map(([section, title]) => {
             const list = r.checks.filter((c) => c.section === section);
-            const scopes = section === 'laps' ? r.lapsScopes : [];
+            // the BitLocker scopes (issue 33) follow the LAPS ones, named as such
+            const scopes = section === 'laps' ? [...r.lapsScopes, ...(r.bitlockerScopes ?? []).map((x) => ({ ...x, bitlocker: true }))] : [];
             if (!list.length && !scopes.length) return null;
             return (
               <section key={section} aria-label={title}>
@@ -104,8 +117,9 @@ export function Diagnostics() {
                   ))}
                 </ul>
                 {scopes.map((s) => (
-                  <div key={s.scope}>
+                  <div key={`${'bitlocker' in s ? 'bitlocker' : 'laps'}:${s.scope}`}>
                     <h3>
+                      {'bitlocker' in s ? 'BitLocker: ' : ''}
                       {ouPath(s.scope)}
                       {s.sample ? <span className="muted"> (checked on {s.sample})</span> : null}
                     </h3>
