@@ -10,7 +10,7 @@ import { AUTHZ_SAVE, DELEGATION_EDITOR } from '@lib/api/console/errors';
 import { errorCodes, file, noContent } from '@lib/http/answers';
 
 // building the export reads the directory's schema and the identities the models name
-const EXPORT_ERRORS = { 400: ['laps_identity_upn_missing', 'laps_right_refused'], 409: ['delegation_identity_not_found', 'schema_name_unknown'], 503: ['directory_unavailable', 'not_configured'] };
+const EXPORT_ERRORS = { 400: ['laps_identity_upn_missing', 'laps_right_refused', 'bitlocker_right_refused'], 409: ['delegation_identity_not_found', 'schema_name_unknown'], 503: ['directory_unavailable', 'not_configured'] };
 
 // Delegations: a role, a scope of managed OUs, assigned to directory users or groups.
 const idParams = z.object({ id: z.string().min(1).max(200) });

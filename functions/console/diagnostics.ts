@@ -25,7 +25,7 @@ const all = defineRoute({
   access: 'operator',
   permission: 'settings.manage',
   responses: { 200: diagnostics },
-  errors: { 400: ['laps_identity_upn_missing', 'laps_right_refused'], 409: ['delegation_identity_not_found', 'schema_name_unknown'], 503: ['directory_unavailable', 'laps_unavailable', 'not_configured'] },
+  errors: { 400: ['laps_identity_upn_missing', 'laps_right_refused', 'bitlocker_right_refused'], 409: ['delegation_identity_not_found', 'schema_name_unknown'], 503: ['directory_unavailable', 'laps_unavailable', 'not_configured'] },
   async handle({ rt }) {
     return { body: await runDiagnostics(rt) };
   },

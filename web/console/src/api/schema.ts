@@ -3520,7 +3520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: laps_identity_upn_missing, laps_right_refused */
+            /** @description Bad request: bitlocker_right_refused, laps_identity_upn_missing, laps_right_refused */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -3529,7 +3529,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "laps_identity_upn_missing" | "laps_right_refused";
+                        code: "bitlocker_right_refused" | "laps_identity_upn_missing" | "laps_right_refused";
                     } & {
                         [key: string]: unknown;
                     };
@@ -3643,7 +3643,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Bad request: laps_identity_upn_missing, laps_right_refused */
+            /** @description Bad request: bitlocker_right_refused, laps_identity_upn_missing, laps_right_refused */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -3652,7 +3652,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "laps_identity_upn_missing" | "laps_right_refused";
+                        code: "bitlocker_right_refused" | "laps_identity_upn_missing" | "laps_right_refused";
                     } & {
                         [key: string]: unknown;
                     };
@@ -10451,7 +10451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: laps_identity_upn_missing, laps_right_refused */
+            /** @description Bad request: bitlocker_right_refused, laps_identity_upn_missing, laps_right_refused */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["CorrelationId"];
@@ -10460,7 +10460,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "laps_identity_upn_missing" | "laps_right_refused";
+                        code: "bitlocker_right_refused" | "laps_identity_upn_missing" | "laps_right_refused";
                     } & {
                         [key: string]: unknown;
                     };
