@@ -49,7 +49,7 @@ test('sign-in with password and a real authenticator code; the bar names the ope
   await signInWithForm(page, 'op-helpdesk');
   await expect(page.getByTestId('operator').textContent()).resolves.toContain('op-helpdesk');
   const nav = page.getByRole('navigation', { name: 'Sections' });
-  await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Computers', 'Users', 'Groups', 'Watch lists', 'Approvals']);
+  await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Computers', 'Users', 'Groups', 'Watch lists', 'Approvals', 'Temporary memberships']);
   // the first page: the inbox when requests wait for this operator, else the first section (decided after sign-in)
   await page.waitForURL(/\/computers$/, { timeout: 5_000 });
 });

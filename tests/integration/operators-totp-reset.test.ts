@@ -76,7 +76,7 @@ describe('POST /api/admin/operators/{id}/totp/reset', () => {
     expect((await admin.post(resetPath(seedUser('op-branch').guid), { reason: '  ' })).status).toBe(400);
   });
 
-  describe('by an administrator who is not a Super administrator (op-approver2 given settings.manage and the helpdesk role on OU=Branch)', () => {
+  describe('by an administrator who is not a Super administrator (op-approver2 given settings.manage and every right of the helpdesk role on OU=Branch)', () => {
     beforeAll(async () => {
       const dir = seedDirectory(stack.directory);
       const branchOu = stack.directory.managedOus.find((d) => d.toLowerCase().startsWith('ou=branch,'))!;
@@ -85,7 +85,7 @@ describe('POST /api/admin/operators/{id}/totp/reset', () => {
       await putRole(store, {
         id: 'test-totp-admin',
         name: 'Test authenticator administrator',
-        permissions: ['settings.manage', 'computers.read', 'computers.laps.read', 'computers.laps.expire', 'users.read', 'groups.read', 'users.unlock', 'users.password.reset'],
+        permissions: ['settings.manage', 'computers.read', 'computers.laps.read', 'computers.laps.expire', 'computers.bitlocker.read', 'users.read', 'groups.read', 'users.unlock', 'users.password.reset'],
       });
       await putDelegation(store, { id: 'test-totp-admin-branch', roleId: 'test-totp-admin', scope: [await dir.resolveOu(branchOu)], assignees: [{ kind: 'user', guid: facts.guid, sid: facts.sid, name: 'op-approver2' }] });
     });
