@@ -57,7 +57,7 @@ async function main() {
       onProcessesStarting: () => {
         started = true;
         // sessions and authenticator steps remembered by the tests belong to one run
-        for (const f of ['sessions.test.json', 'totp-steps.test.json']) fs.rmSync(path.join(RUN_DIR, f), { force: true });
+        for (const f of ['sessions.test.json', 'stepups.test.json', 'totp-steps.test.json']) fs.rmSync(path.join(RUN_DIR, f), { force: true });
       },
     });
   try {

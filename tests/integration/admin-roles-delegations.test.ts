@@ -73,7 +73,7 @@ describe('roles', () => {
     expect(r.status).toBe(200);
     const [builtIn, ...custom] = r.body.roles;
     expect(builtIn).toMatchObject({ id: 'super-administrator', name: 'Super administrator', builtIn: true, readOnly: true });
-    expect(builtIn.permissions).toHaveLength(21);
+    expect(builtIn.permissions).toHaveLength(22);
     expect(custom.find((x: any) => x.id === 'helpdesk')).toMatchObject({ builtIn: false, readOnly: false, delegations: ['helpdesk-branch', 'helpdesk-managed'] });
   });
 

@@ -296,12 +296,12 @@ describe('Helpdesk:Enabled=false', () => {
     }
     // the reads that need no password service still answer, and offer none of those actions
     const detail = await c.get(`/api/computers/${ws}`);
-    expect([detail.status, detail.body.actions]).toEqual([200, { revealLaps: false, expireLaps: false }]);
+    expect([detail.status, detail.body.actions]).toEqual([200, { revealLaps: false, expireLaps: false, revealBitlocker: false }]);
     const user = await c.get(`/api/users/${alice}`);
     expect([user.status, user.body.actions['users.password.reset'], user.body.actions['users.unlock']]).toEqual([200, 'no', 'direct']);
     // with the helpdesk on, the same operator is offered them
     const on = await asOperator(runtimeWith({}), 'op-super');
-    expect((await on.get(`/api/computers/${ws}`)).body.actions).toEqual({ revealLaps: true, expireLaps: true });
+    expect((await on.get(`/api/computers/${ws}`)).body.actions).toEqual({ revealLaps: true, expireLaps: true, revealBitlocker: true });
     expect((await on.get(`/api/users/${alice}`)).body.actions['users.password.reset']).toBe('direct');
     expect(standIn.calls).toEqual([]);
   });
@@ -382,7 +382,7 @@ describe('/health/ready while the store is unreachable', () => {
     expect((await probe('/health/ready')).status).toBe(503);
     // the password service answers its health on its own (its own process and store)
     const svc = await callPasswordService({ op: 'health' }, { ...consoleEnvironment(stack) });
-    expect(svc).toEqual({ ok: true, laps: 'configured' });
+    expect(svc).toEqual({ ok: true, laps: 'configured', bitlocker: 'configured' });
 
     // the store is back
     fs.rmdirSync(file);
