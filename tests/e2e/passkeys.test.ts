@@ -136,7 +136,7 @@ afterAll(async () => {
   const superC = await steppedUp('op-super');
   const now = (await superC.get('/api/admin/approvals/settings')).body.version;
   await superC.put('/api/admin/approvals/settings', { ...approvalSettings, version: now });
-  for (const u of ['op-helpdesk', 'op-approver']) {
+  for (const u of ['op-helpdesk', 'op-approver', 'op-branch']) {
     await removeAllPasskeys(u).catch(() => undefined);
     await store.delete({ Key: windowKey({ scope: 'stepup-account', subject: `guid:${seedUser(u).guid.toLowerCase()}` }) });
   }
@@ -273,4 +273,126 @@ test('a passkey alone signs in once allowed; removed in My security, it is refus
     const c = await steppedUp('op-super');
     await c.put('/api/settings/passkey-sign-in', { allowed: false });
   }
+});
+
+/** The options of a step-up assertion for `purpose`, asked in this page's session, and its CSRF token. */
+const stepUpOptionsInPage = (page: Page, purpose: { action: string; target?: string }) =>
+  page.evaluate(async (purpose) => {
+    const csrf = ((await (await fetch('/api/auth/antiforgery', { cache: 'no-store' })).json()) as { token: string }).token;
+    const options = await (await fetch('/api/auth/passkeys/step-up-options', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(purpose) })).json();
+    return { options, csrf };
+  }, purpose);
+
+/** This page's authenticator answers `options` (navigator.credentials.get), in WebAuthn's JSON form; or the browser's refusal. */
+const assertOn = (page: Page, options: unknown): Promise<{ passkey: unknown } | { error: string }> =>
+  page.evaluate(async (o: any) => {
+    const bytes = (s: string) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(s.length / 4) * 4, '=')), (c) => c.charCodeAt(0));
+    const text = (b: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    try {
+      const cred = (await navigator.credentials.get({
+        publicKey: { challenge: bytes(o.challenge), rpId: o.rpId, allowCredentials: (o.allowCredentials ?? []).map((c: { id: string }) => ({ type: 'public-key', id: bytes(c.id) })), userVerification: o.userVerification, timeout: 10_000 },
+      })) as PublicKeyCredential;
+      const r = cred.response as AuthenticatorAssertionResponse;
+      return { passkey: { id: cred.id, rawId: text(cred.rawId), type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: text(r.clientDataJSON), authenticatorData: text(r.authenticatorData), signature: text(r.signature), ...(r.userHandle ? { userHandle: text(r.userHandle) } : {}) } } };
+    } catch (e) {
+      return { error: (e as Error).name };
+    }
+  }, options);
+
+/**
+ * One step-up assertion made by this page's authenticator as the app makes it (options from the
+ * console for `purpose`, then the authenticator), with the session's CSRF token: what a test then
+ * sends to POST /api/auth/reauth, once or again.
+ */
+async function assertionInPage(page: Page, purpose: { action: string; target?: string }): Promise<{ passkey: unknown; csrf: string } | { error: string }> {
+  const { options, csrf } = await stepUpOptionsInPage(page, purpose);
+  const answer = await assertOn(page, options);
+  return 'passkey' in answer ? { passkey: answer.passkey, csrf } : answer;
+}
+const reauthInPage = (page: Page, body: { passkey: unknown; csrf: string }) =>
+  page.evaluate(async ({ passkey, csrf }) => {
+    const r = await fetch('/api/auth/reauth', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify({ passkey }) });
+    return { status: r.status, body: await r.json().catch(() => ({})) };
+  }, body);
+
+test('in Chromium, what the console refuses: a replayed assertion, a counter gone back, an assertion made on another origin (relayed by a phishing page), a removed passkey; user verification missing is refused by the browser itself', async () => {
+  const { page, cdp, authenticatorId } = await withAuthenticator('refusals');
+  await passwordAndCode(page, 'op-branch');
+  await registerInApp(page, 'op-branch', 'e2e refusals key');
+
+  // a replayed assertion: the first one steps up, the very same one again is refused, audited
+  const first = await assertionInPage(page, { action: 'step-up' });
+  if (!('passkey' in first)) throw new Error(`no assertion: ${first.error}`);
+  let mark = await auditMark();
+  expect(await reauthInPage(page, first)).toMatchObject({ status: 200 });
+  const replay = await reauthInPage(page, first);
+  expect([replay.status, replay.body.code]).toEqual([403, 'passkey_challenge_invalid']);
+  let rows = (await auditSince(mark)).filter((r) => r.event === 'auth.reauth');
+  expect(rows.map((r) => [r.outcome, r.reason, r.details?.code])).toEqual([
+    ['success', 'stepup:passkey', undefined],
+    ['failure', 'stepup:passkey', 'passkey_challenge_invalid'],
+  ]);
+
+  // the counter gone back: the same key put back with an older count (a cloned authenticator)
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  expect(credentials).toHaveLength(1);
+  expect(credentials[0].signCount).toBeGreaterThan(1);
+  await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credentials[0].credentialId });
+  await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: { ...credentials[0], signCount: 0 } });
+  const cloned = await assertionInPage(page, { action: 'step-up' });
+  if (!('passkey' in cloned)) throw new Error(`no assertion: ${cloned.error}`);
+  mark = await auditMark();
+  const back = await reauthInPage(page, cloned);
+  expect([back.status, back.body.code]).toEqual([403, 'passkey_counter_regressed']);
+  rows = (await auditSince(mark)).filter((r) => r.event === 'auth.reauth');
+  expect(rows.map((r) => [r.outcome, r.details?.code])).toEqual([['failure', 'passkey_counter_regressed']]);
+
+  // another origin (http://localhost:<other port>: the same rpId, so the browser signs) relays the
+  // console's challenge: the authenticator holding the same key answers there, and the console,
+  // given that answer in the operator's session, refuses the origin the browser wrote into it
+  const elsewhere = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>'));
+  await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', () => r()));
+  try {
+    const phishing = await page.context().newPage();
+    await phishing.goto(`http://localhost:${(elsewhere.address() as AddressInfo).port}/`);
+    const cdp2 = await page.context().newCDPSession(phishing);
+    await cdp2.send('WebAuthn.enable');
+    const { authenticatorId: other } = await cdp2.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    const { credentials: now } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    await cdp2.send('WebAuthn.addCredential', { authenticatorId: other, credential: { ...now[0], signCount: now[0].signCount + 10 } });
+    const { options, csrf } = await stepUpOptionsInPage(page, { action: 'step-up' });
+    const relayed = await assertOn(phishing, options);
+    if (!('passkey' in relayed)) throw new Error(`no assertion: ${relayed.error}`);
+    mark = await auditMark();
+    const wrong = await reauthInPage(page, { passkey: relayed.passkey, csrf });
+    expect([wrong.status, wrong.body.code]).toEqual([403, 'passkey_origin_mismatch']);
+    rows = (await auditSince(mark)).filter((r) => r.event === 'auth.reauth');
+    expect(rows.map((r) => [r.outcome, r.details?.code])).toEqual([['failure', 'passkey_origin_mismatch']]);
+    await phishing.close();
+  } finally {
+    elsewhere.close();
+  }
+
+  // user verification missing: the authenticator does not verify the user; the console asks for
+  // it (userVerification required), so the browser refuses before anything reaches the console
+  await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
+  mark = await auditMark();
+  const unverified = await assertionInPage(page, { action: 'step-up' });
+  expect(unverified).toEqual({ error: 'NotAllowedError' });
+  expect((await auditSince(mark)).filter((r) => r.event === 'auth.reauth')).toEqual([]);
+  await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: true });
+
+  // a passkey removed on the console: the authenticator still answers, the console refuses it
+  await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credentials[0].credentialId });
+  await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: { ...credentials[0], signCount: 1000 } });
+  const before = await assertionInPage(page, { action: 'step-up' });
+  if (!('passkey' in before)) throw new Error(`no assertion: ${before.error}`);
+  await removeAllPasskeys('op-branch');
+  mark = await auditMark();
+  const removed = await reauthInPage(page, before);
+  expect([removed.status, removed.body.code]).toEqual([403, 'passkey_not_registered']);
+  rows = (await auditSince(mark)).filter((r) => r.event === 'auth.reauth');
+  expect(rows.map((r) => [r.outcome, r.details?.code])).toEqual([['failure', 'passkey_not_registered']]);
 });

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { get, post } from '../api';
-import { Link, Loaded, Modal, SecretView, ouPath, useAction, useLoaded, useStepUp, when } from '../ui';
+import { get } from '../api';
+import { Link, Loaded, Modal, SecretView, ouPath, useLoaded, when } from '../ui';
 import { LapsExpiry, lapsKindText, type Computer } from './computers';
 import { RecoveryKeys } from './recovery-keys';
-import { TicketConfirmForm } from './ticket-confirm';
+import { useTicketedReveal } from './ticket-confirm';
 
 // A computer: its facts, the reveal or expiry of its LAPS password, and its BitLocker recovery
 // keys (issue 33), when the rights allow.
@@ -86,72 +86,43 @@ interface Reveal {
  * dropped when the dialog closes.
  */
 function LapsDialog({ computer, mode, onClose }: { computer: Computer; mode: 'reveal' | 'expire'; onClose: () => void }) {
-  const [ticket, setTicket] = useState('');
-  const [confirm, setConfirm] = useState(false);
-  const [shown, setShown] = useState<Reveal>();
-  const [hidden, setHidden] = useState(false);
+  const r = useTicketedReveal<Reveal>(onClose);
   const [expired, setExpired] = useState(false);
-  const { withStepUp } = useStepUp();
-  const a = useAction();
-  const close = () => {
-    setShown(undefined);
-    onClose();
-  };
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    const path = `/api/computers/${encodeURIComponent(computer.id)}/laps${mode === 'expire' ? '/expire' : ''}`;
-    const r = await a.run(() => withStepUp(() => post<Reveal & { expired?: true }>(path, { confirm, ticket: ticket.trim() })));
-    if (!r) return;
+    const answer = await r.send<Reveal & { expired?: true }>(`/api/computers/${encodeURIComponent(computer.id)}/laps${mode === 'expire' ? '/expire' : ''}`);
+    if (!answer) return;
     if (mode === 'expire') setExpired(true);
-    else {
-      setHidden(false);
-      setShown(r);
-    }
+    else r.show(answer);
   };
   const title = mode === 'reveal' ? `Local administrator password of ${computer.name}` : `Expire the password of ${computer.name}`;
-  const closeButton = (
-    <div className="actions">
-      <button type="button" className="secondary" onClick={close}>
-        Close
-      </button>
-    </div>
-  );
   return (
-    <Modal title={title} onClose={close}>
-      {shown ? (
+    <Modal title={title} onClose={r.close}>
+      {r.shown ? (
         <>
           <SecretView
-            label={`Account ${shown.account} (${shown.source === 'legacy' ? 'legacy LAPS' : 'Windows LAPS'}), set ${when(shown.updatedUtc)}, expires ${when(shown.expiresUtc)}`}
-            value={shown.password}
-            onExpired={() => {
-              setShown(undefined);
-              setHidden(true);
-            }}
+            label={`Account ${r.shown.account} (${r.shown.source === 'legacy' ? 'legacy LAPS' : 'Windows LAPS'}), set ${when(r.shown.updatedUtc)}, expires ${when(r.shown.expiresUtc)}`}
+            value={r.shown.password}
+            onExpired={r.expire}
           />
-          {closeButton}
+          {r.closeButton}
         </>
-      ) : hidden ? (
+      ) : r.hidden ? (
         <>
           <p role="status">The password was hidden after 30 seconds. Reveal it again if you still need it (each reveal is audited and counted).</p>
-          {closeButton}
+          {r.closeButton}
         </>
       ) : expired ? (
         <>
           <p role="status">The password expires now: the computer sets a new one at its next policy cycle.</p>
-          {closeButton}
+          {r.closeButton}
         </>
       ) : (
-        <TicketConfirmForm
-          ticket={ticket}
-          setTicket={setTicket}
-          confirm={confirm}
-          setConfirm={setConfirm}
-          confirmText={mode === 'reveal' ? 'I need this password for the ticket above; the reveal is audited.' : 'Expire the password now; the computer will set a new one.'}
-          submitText={mode === 'reveal' ? 'Reveal' : 'Expire'}
-          action={a}
-          onSubmit={submit}
-          onCancel={close}
-        />
+        r.form({
+          confirmText: mode === 'reveal' ? 'I need this password for the ticket above; the reveal is audited.' : 'Expire the password now; the computer will set a new one.',
+          submitText: mode === 'reveal' ? 'Reveal' : 'Expire',
+          onSubmit: submit,
+        })
       )}
     </Modal>
   );

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { get, post } from '../api';
-import { DataTable, Empty, Loaded, Modal, SecretView, useAction, useLoaded, useStepUp, when } from '../ui';
+import { get } from '../api';
+import { DataTable, Empty, Loaded, Modal, SecretView, useLoaded, when } from '../ui';
 import type { Computer } from './computers';
-import { TicketConfirmForm } from './ticket-confirm';
+import { useTicketedReveal } from './ticket-confirm';
 
 // The "Recovery keys" panel of a computer (issue 33): its BitLocker recovery entries (key id as the
 // recovery screen shows it, volume, date), never a key; each revealed once through the same steps
@@ -68,63 +68,26 @@ export function RecoveryKeys({ computer }: { computer: Computer }) {
 }
 
 function RecoveryKeyDialog({ computer, entry, onClose }: { computer: Computer; entry: RecoveryEntry; onClose: () => void }) {
-  const [ticket, setTicket] = useState('');
-  const [confirm, setConfirm] = useState(false);
-  const [shown, setShown] = useState<RecoveryPassword>();
-  const [hidden, setHidden] = useState(false);
-  const { withStepUp } = useStepUp();
-  const a = useAction();
-  const close = () => {
-    setShown(undefined);
-    onClose();
-  };
+  const r = useTicketedReveal<RecoveryPassword>(onClose);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    const path = `/api/computers/${encodeURIComponent(computer.id)}/bitlocker/${encodeURIComponent(entry.keyId)}`;
-    const r = await a.run(() => withStepUp(() => post<RecoveryPassword>(path, { confirm, ticket: ticket.trim() })));
-    if (!r) return;
-    setHidden(false);
-    setShown(r);
+    const shown = await r.send(`/api/computers/${encodeURIComponent(computer.id)}/bitlocker/${encodeURIComponent(entry.keyId)}`);
+    if (shown) r.show(shown);
   };
-  const closeButton = (
-    <div className="actions">
-      <button type="button" className="secondary" onClick={close}>
-        Close
-      </button>
-    </div>
-  );
   return (
-    <Modal title={`Recovery key ${entry.keyIdPrefix} of ${computer.name}`} onClose={close}>
-      {shown ? (
+    <Modal title={`Recovery key ${entry.keyIdPrefix} of ${computer.name}`} onClose={r.close}>
+      {r.shown ? (
         <>
-          <SecretView
-            grouped
-            label={`Key ID ${shown.keyId}, backed up ${when(shown.date)}`}
-            value={shown.recoveryPassword}
-            onExpired={() => {
-              setShown(undefined);
-              setHidden(true);
-            }}
-          />
-          {closeButton}
+          <SecretView grouped label={`Key ID ${r.shown.keyId}, backed up ${when(r.shown.date)}`} value={r.shown.recoveryPassword} onExpired={r.expire} />
+          {r.closeButton}
         </>
-      ) : hidden ? (
+      ) : r.hidden ? (
         <>
           <p role="status">The recovery key was hidden after 30 seconds. Reveal it again if you still need it (each reveal is audited and counted).</p>
-          {closeButton}
+          {r.closeButton}
         </>
       ) : (
-        <TicketConfirmForm
-          ticket={ticket}
-          setTicket={setTicket}
-          confirm={confirm}
-          setConfirm={setConfirm}
-          confirmText="I need this recovery key for the ticket above; the reveal is audited."
-          submitText="Reveal"
-          action={a}
-          onSubmit={submit}
-          onCancel={close}
-        />
+        r.form({ confirmText: 'I need this recovery key for the ticket above; the reveal is audited.', submitText: 'Reveal', onSubmit: submit })
       )}
     </Modal>
   );
