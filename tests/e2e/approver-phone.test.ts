@@ -1,11 +1,9 @@
-import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'ldapts';
 import type { Browser, Page } from 'playwright-core';
 import type { ConsoleClient } from '../../local/console-client';
 import { auditMark, auditSince, seedUser, signedIn, stack, steppedUp } from '../support/stack';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
-import { checkScreen, DESKTOP, launch, openContext, PHONE, seriousViolations, screenshot, sidewaysScroll, signInAs, signInWithForm, stepUpInDialog, WEB, type Watched } from './support';
+import { checkScreen, DESKTOP, isDaveLocked as isLocked, launch, lockDave, openContext, PHONE, seriousViolations, screenshot, sidewaysScroll, signInAs, signInWithForm, stepUpInDialog, WEB, type Watched } from './support';
 
 // Approvals as their users live them (issue 29). The administrator sets in the console which
 // actions of a delegation need approval and who approves (no API call, no baseline); the helpdesk
@@ -20,21 +18,6 @@ let superC: ConsoleClient;
 let original: Record<string, unknown>;
 const contexts: Watched[] = [];
 let requestId = '';
-
-async function ldap<T>(fn: (c: Client) => Promise<T>, as = { dn: stack.directory.admin.upn, password: stack.directory.admin.password }): Promise<T> {
-  const c = new Client({ url: stack.directory.dcs[0].url, tlsOptions: { ca: [fs.readFileSync(stack.directory.caFile)] } });
-  try {
-    await c.bind(as.dn, as.password);
-    return await fn(c);
-  } finally {
-    await c.unbind().catch(() => undefined);
-  }
-}
-const isLocked = () => ldap(async (c) => (Number((await c.search(DAVE.dn, { scope: 'base', attributes: ['msDS-User-Account-Control-Computed'] })).searchEntries[0]['msDS-User-Account-Control-Computed']) & 0x10) !== 0);
-/** dave has a lockout threshold of 3 (a password settings object for him alone): three failed binds lock him */
-async function lockDave() {
-  for (let i = 0; i < 3 && !(await isLocked()); i++) await ldap(async () => undefined, { dn: DAVE.dn, password: 'wrong-password' }).catch(() => undefined);
-}
 
 async function context(name: string, viewport = DESKTOP): Promise<Page> {
   const w = await openContext(browser, name);

@@ -12,7 +12,7 @@ import { consoleAccessConfig } from '../../local/access-platform';
 import { WEB_DIST } from '../../local/web';
 import { httpEvent } from '../support/http-event';
 import { account, auditMark, auditSince, nextCode, profile, seedUser, signedIn, stack, steppedUp, store } from '../support/stack';
-import { clearLapsWindow, computer, launch, stepUpInDialog } from './support';
+import { clearLapsWindow, computer, launch, lockDave, stepUpInDialog } from './support';
 
 // Passkeys in Chromium (issue 32) with the DevTools protocol's virtual authenticator (ctap2,
 // resident keys, user verification): register from My security, sign in with the password and a
@@ -136,6 +136,7 @@ afterAll(async () => {
   const superC = await steppedUp('op-super');
   const now = (await superC.get('/api/admin/approvals/settings')).body.version;
   await superC.put('/api/admin/approvals/settings', { ...approvalSettings, version: now });
+  await lockDave(); // the approvals here unlocked him: the other files find him locked out
   for (const u of ['op-helpdesk', 'op-approver', 'op-branch']) {
     await removeAllPasskeys(u).catch(() => undefined);
     await store.delete({ Key: windowKey({ scope: 'stepup-account', subject: `guid:${seedUser(u).guid.toLowerCase()}` }) });

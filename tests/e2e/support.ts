@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from 'ldapts';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { loadConfig } from '../../lib/config';
 import { lapsWindow } from '../../lib/password-service/service-side/service';
 import { windowKey } from '../../lib/store/window';
 import { RUN_DIR, ROOT } from '../../local/processes';
-import { account, nextCode, serviceStore, stack, store } from '../support/stack';
+import { account, nextCode, seedUser, serviceStore, stack, store } from '../support/stack';
 import { recordBrowserAnswers } from './contract';
 
 // The web app in Debian's Chromium (playwright-core), against the stack `npm test` started: the
@@ -182,3 +183,27 @@ export const computer = (name: string) => {
   if (!c) throw new Error(`no seeded computer ${name}`);
   return c;
 };
+
+/** A call on dc1 as the domain's administrator (or `as`), over LDAPS. */
+async function ldap<T>(fn: (c: Client) => Promise<T>, as = { dn: stack.directory.admin.upn, password: stack.directory.admin.password }): Promise<T> {
+  const c = new Client({ url: stack.directory.dcs[0].url, tlsOptions: { ca: [fs.readFileSync(stack.directory.caFile)] } });
+  try {
+    await c.bind(as.dn, as.password);
+    return await fn(c);
+  } finally {
+    await c.unbind().catch(() => undefined);
+  }
+}
+/** Whether dave (the seeded locked-out user) is locked out now. */
+export const isDaveLocked = () => {
+  const dave = seedUser('dave');
+  return ldap(async (c) => (Number((await c.search(dave.dn, { scope: 'base', attributes: ['msDS-User-Account-Control-Computed'] })).searchEntries[0]['msDS-User-Account-Control-Computed']) & 0x10) !== 0);
+};
+/**
+ * dave locked out again (a test that unlocks him puts him back: the other files find him locked).
+ * He has a lockout threshold of 3 (a password settings object for him alone): three failed binds lock him.
+ */
+export async function lockDave() {
+  const dave = seedUser('dave');
+  for (let i = 0; i < 3 && !(await isDaveLocked()); i++) await ldap(async () => undefined, { dn: dave.dn, password: 'wrong-password' }).catch(() => undefined);
+}
