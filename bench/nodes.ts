@@ -40,45 +40,37 @@ const bytes = Object.values(out).reduce((n, s) => n + s.length, 0);
 const names = new Map(codes.map((c) => [c, c.toUpperCase()]));
 const parse = (): ClusterSnapshot => ({ instances: JSON.parse(out.instances), desktopServices: JSON.parse(out.services), desktops: JSON.parse(out.desktops), locks: JSON.parse(out.locks) });
 
-/**
- * Medians of several workloads measured in turns (a, b, c, a, b, c, ...): a burst of other load on
- * the machine lands on all of them alike, so their ratio holds when their absolute times do not.
- */
-function timeInTurns(fns: Array<() => void>): number[] {
-  for (const fn of fns) fn(); // warm-up
-  const samples = fns.map(() => [] as number[]);
+function time(fn: () => void): number {
+  fn(); // warm-up
+  const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    fns.forEach((fn, k) => {
-      const t = performance.now();
-      fn();
-      samples[k].push(performance.now() - t);
-    });
+    const t = performance.now();
+    fn();
+    samples.push(performance.now() - t);
   }
-  return samples.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]); // medians
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)]; // median
 }
 
 let sink = 0;
+const parseOnly = time(() => {
+  sink += parse().desktops.length;
+});
 // the request as the fleet runs it: readSnapshot hands the CLI's texts, buildProxies parses each
 // list right before it folds it in (one pass; the parsed list is garbage as soon as it is folded)
 const texts = (): ClusterSnapshot => ({ instances: out.instances, desktopServices: out.services, desktops: out.desktops, locks: out.locks });
+const request = time(() => {
+  const { proxies } = buildProxies(texts(), now);
+  const r = listNodes(proxies, { all: false, sort: 'status', dir: 'desc' }, names);
+  sink += r.summary.total;
+});
 const scoped = new Set(codes.slice(0, 5));
-const [parseOnly, request, technician] = timeInTurns([
-  () => {
-    sink += parse().desktops.length;
-  },
-  () => {
-    const { proxies } = buildProxies(texts(), now);
-    const r = listNodes(proxies, { all: false, sort: 'status', dir: 'desc' }, names);
-    sink += r.summary.total;
-  },
-  () => {
-    const { proxies } = buildProxies(texts(), now);
-    sink += listNodes(proxiesInScope(proxies, scoped), { all: false, q: 'gw-1' }, names).summary.total;
-  },
-]);
+const technician = time(() => {
+  const { proxies } = buildProxies(texts(), now);
+  sink += listNodes(proxiesInScope(proxies, scoped), { all: false, q: 'gw-1' }, names).summary.total;
+});
 const { proxies } = buildProxies(parse(), now);
 
-console.log(`bench/nodes${deployed ? ' (deployed form)' : ' (tsx)'}: ${PROXIES} proxies, ${DESKTOPS} desktops, ${locks.length} locks; CLI output ${(bytes / 1048576).toFixed(1)} MiB; median of ${RUNS} runs, taken in turns (checksum ${sink % 997})`);
+console.log(`bench/nodes${deployed ? ' (deployed form)' : ' (tsx)'}: ${PROXIES} proxies, ${DESKTOPS} desktops, ${locks.length} locks; CLI output ${(bytes / 1048576).toFixed(1)} MiB; median of ${RUNS} runs (checksum ${sink % 997})`);
 console.log(`  parse the CLI's JSON alone        ${parseOnly.toFixed(1)} ms`);
 console.log(`  GET /api/nodes (administrator)     ${request.toFixed(1)} ms   ratio ${(request / parseOnly).toFixed(2)} x parse   (goal <= 1.3, issue 28)`);
 console.log(`  GET /api/nodes (technician, ?q=)   ${technician.toFixed(1)} ms   ratio ${(technician / parseOnly).toFixed(2)} x parse`);
