@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { multilineText } from '@lib/plain-text';
-import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, endTemporaryMembership, getRequestJob, getRequestView, listRequests, listTemporaryMemberships, rejectRequest, resumeRequestJob } from '@lib/approvals/requests';
+import { approveRequest, cancelRequest, countRequests, createRequest, createRequestBody, getRequestJob, getRequestView, listRequests, rejectRequest, resumeRequestJob } from '@lib/approvals/requests';
 import { approvalsContext } from '@lib/approvals/context';
 import { downloadBulkPasswords } from '@lib/approvals/bulk-reset';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 import { file, json } from '@lib/http/answers';
 import * as A from '@lib/api/console/approvals';
+import { temporaryMembershipRoutes } from './temporary-memberships';
 
 // Approval requests (console spec, Approvals endpoints). Any operator may call them: who may
 // file, approve, reject or cancel is decided in lib/approvals (the step-up of an approval is one
@@ -140,29 +141,6 @@ const resume = defineRoute({
   },
 });
 
-const temporaryMemberships = defineRoute({
-  method: 'GET',
-  path: '/api/temporary-memberships',
-  summary: 'The caller’s temporary group memberships (groups.members.add.temporary, executed): those they asked for or hold, active first with their expiry, then the last ended ones',
-  access: 'operator',
-  responses: { 200: A.temporaryMembershipList },
-  async handle(c) {
-    return { body: await listTemporaryMemberships(await approvalsContext(c)) };
-  },
-});
-
-const endMembership = defineRoute({
-  method: 'POST',
-  path: '/api/temporary-memberships/{id}/end',
-  summary: 'End a temporary membership before its expiry (its requester; {id} is the request): the member is removed, audited groups.members.removed with reason ended_early',
-  access: 'operator',
-  params: idParam,
-  responses: { 200: A.temporaryMembershipEnded },
-  errors: A.END_MEMBERSHIP_ERRORS,
-  async handle(c) {
-    return { body: await endTemporaryMembership(await approvalsContext(c), c.params.id) };
-  },
-});
-
-export const routes = [list, count, one, create, approve, reject, cancel, job, resume, passwords, temporaryMemberships, endMembership];
+// one function with the temporary memberships' routes (functions/console/temporary-memberships.ts)
+export const routes = [list, count, one, create, approve, reject, cancel, job, resume, passwords, ...temporaryMembershipRoutes];
 export const handler = consoleHandler(routes);

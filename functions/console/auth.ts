@@ -4,15 +4,14 @@ import { clearedSessionCookie, createSession, destroySession, sessionCookie } fr
 import { accessSignIn } from '@lib/auth/access-signin';
 import { sessionPolicy, signIn } from '@lib/auth/signin';
 import { stepUp } from '@lib/auth/reauth';
-import { ownPasskeys, ownRegistrationOptions, ownStepUpOptions, registerOwnPasskey, removeOwnPasskey } from '@lib/auth/own-passkeys';
-import { passkeySignIn, passkeySignInAllowed, passkeySignInOptions } from '@lib/auth/passkey-signin';
-import { assertionOptions as assertionOptionsAnswer, passkeySignInAllowed as passkeySignInAllowedAnswer, assertionResponse, passkey, passkeyList, passkeyName, registrationOptions as registrationOptionsAnswer, registrationResponse, stepUpFor } from '@lib/api/console/passkeys';
+import { assertionResponse, registrationResponse } from '@lib/api/console/passkeys';
+import { PASSKEY_REFUSALS } from '@lib/api/console/errors';
+import { passkeyRoutes } from './passkeys';
 import { unauthorized } from '@lib/errors';
-import { readBranding } from '@lib/setup/branding';
 import { consoleHandler } from '@lib/http/console';
 import { defineRoute } from '@lib/http/route';
 import { HEADERS, json, noContent } from '@lib/http/answers';
-import { adminNotices } from '@lib/diagnostics/notices';
+import { signedInOperator } from '@lib/auth/me';
 import { antiforgery as antiforgeryAnswer, me as meAnswer, signedIn, stepUpDone } from '@lib/api/console/session';
 
 const antiforgery = defineRoute({
@@ -27,10 +26,6 @@ const antiforgery = defineRoute({
     return { body: { token: pre.csrfToken }, cookies: [sessionCookie(pre.id)] };
   },
 });
-
-// the refusals of a passkey ceremony (lib/auth/passkeys.ts), each audited with its code: 403 at a step-up, 401 at a sign-in
-const PASSKEY_REFUSALS = ['passkey_challenge_invalid', 'passkey_counter_regressed', 'passkey_invalid', 'passkey_not_registered', 'passkey_origin_mismatch', 'passkey_rp_mismatch', 'passkey_user_verification_required'];
-const PASSKEY_REFUSALS_AT_SIGNIN = PASSKEY_REFUSALS;
 
 const login = defineRoute({
   method: 'POST',
@@ -47,7 +42,7 @@ const login = defineRoute({
   }),
   responses: { 200: json(signedIn, { headers: HEADERS.sessionCookie }) },
   errors: {
-    401: ['invalid_credentials', 'passkey_enrolment_not_open', 'passkey_enrolment_required', 'passkey_required', 'totp_enrolment_required', 'totp_invalid', 'totp_required', ...PASSKEY_REFUSALS_AT_SIGNIN],
+    401: ['invalid_credentials', 'passkey_enrolment_not_open', 'passkey_enrolment_required', 'passkey_required', 'totp_enrolment_required', 'totp_invalid', 'totp_required', ...PASSKEY_REFUSALS],
     403: ['access_platform_only', 'no_console_role', 'password_signin_disabled'],
     409: ['passkey_already_registered', 'passkey_limit_reached'],
     429: ['signin_rate_limited'],
@@ -110,25 +105,7 @@ const me = defineRoute({
   responses: { 200: meAnswer },
   async handle({ operator, rights, session, rt }) {
     if (!operator || !rights) throw unauthorized();
-    const [settings, { branding }] = await Promise.all([rt.settings(), readBranding(rt.store)]);
-    return {
-      body: {
-        username: operator.username,
-        displayName: operator.displayName,
-        provider: operator.provider,
-        superAdministrator: rights.superAdministrator,
-        permissions: [...rights.permissions].sort(),
-        stepUpMode: settings?.stepUpMode,
-        stepUpAt: session?.stepUpAt ? new Date(session.stepUpAt * 1000).toISOString() : null,
-        // how long a step-up lasts (Authentication:StepUpWindow): the web app shows the time left
-        stepUpWindowSeconds: rt.config.Authentication.StepUpWindow,
-        // the instance's name in the top bar and tab title: the branding title, else the domain
-        instance: branding.title ?? settings?.domain,
-        accentColour: branding.accentColour,
-        // administrators: e.g. fewer than two DCs, shown above every screen (not only in diagnostics)
-        notices: adminNotices(rights, settings),
-      },
-    };
+    return { body: await signedInOperator(rt, operator, rights, session) };
   },
 });
 
@@ -153,113 +130,6 @@ const reauth = defineRoute({
   },
 });
 
-const passkeys = defineRoute({
-  method: 'GET',
-  path: '/api/auth/passkeys',
-  summary: "The signed-in operator's passkeys (reference, name, dates; nothing of the key)",
-  access: 'operator',
-  responses: { 200: passkeyList },
-  async handle({ rt, session }) {
-    return { body: await ownPasskeys(rt, session!) };
-  },
-});
-
-const passkeyRegistrationOptions = defineRoute({
-  method: 'POST',
-  path: '/api/auth/passkeys/registration-options',
-  summary: 'Start registering a passkey (needs a recent step-up; in mode passkey without one yet, the code or the password)',
-  access: 'operator',
-  responses: { 200: registrationOptionsAnswer },
-  errors: { 403: ['access_platform_operator', 'reauth_required', 'strict_reauth_required'], 409: ['passkey_limit_reached'], 503: ['passkeys_not_configured'] },
-  async handle({ rt, session, sourceIp, correlationId }) {
-    return { body: (await ownRegistrationOptions(rt, session!, { sourceIp, correlationId })) as z.infer<typeof registrationOptionsAnswer> };
-  },
-});
-
-const registerPasskey = defineRoute({
-  method: 'POST',
-  path: '/api/auth/passkeys',
-  summary: 'Register a passkey: the browser’s answer to the registration options (user verification required; audited auth.passkey_registered)',
-  access: 'operator',
-  body: z.object({ response: registrationResponse, name: passkeyName }),
-  responses: { 201: passkey },
-  errors: { 403: ['access_platform_operator', 'reauth_required', 'strict_reauth_required', ...PASSKEY_REFUSALS], 409: ['passkey_already_registered', 'passkey_limit_reached'], 503: ['passkeys_not_configured'] },
-  async handle({ rt, session, body, sourceIp, correlationId }) {
-    return { status: 201, body: await registerOwnPasskey(rt, session!, body.response as never, body.name, { sourceIp, correlationId }) };
-  },
-});
-
-const removePasskey = defineRoute({
-  method: 'DELETE',
-  path: '/api/auth/passkeys/{ref}',
-  summary: 'Remove one of my passkeys (needs a recent step-up; audited auth.passkey_removed)',
-  access: 'operator',
-  params: z.object({ ref: z.string().max(64) }),
-  responses: { 204: noContent('The passkey is removed') },
-  errors: { 403: ['access_platform_operator', 'reauth_required', 'strict_reauth_required'], 404: ['not_found'] },
-  async handle({ rt, session, params, sourceIp, correlationId }) {
-    await removeOwnPasskey(rt, session!, params.ref, { sourceIp, correlationId });
-    return { status: 204 };
-  },
-});
-
-const passkeyStepUpOptions = defineRoute({
-  method: 'POST',
-  path: '/api/auth/passkeys/step-up-options',
-  summary: 'The challenge of a passkey step-up, made for an action and a target (a strict step-up accepts its assertion for those only, once)',
-  access: 'operator',
-  body: stepUpFor,
-  responses: { 200: assertionOptionsAnswer },
-  errors: { 403: ['access_platform_operator', 'no_passkey'], 503: ['passkeys_not_configured'] },
-  async handle({ rt, session, body }) {
-    return { body: (await ownStepUpOptions(rt, session!, body)) as z.infer<typeof assertionOptionsAnswer> };
-  },
-});
-
-const passkeySignInState = defineRoute({
-  method: 'GET',
-  path: '/api/auth/passkey-sign-in',
-  summary: 'Whether the sign-in page offers a passkey alone (an administrator allows it: PUT /api/settings/passkey-sign-in)',
-  access: 'anonymous',
-  responses: { 200: passkeySignInAllowedAnswer },
-  async handle({ rt }) {
-    return { body: { allowed: await passkeySignInAllowed(rt) } };
-  },
-});
-
-const passkeySignInChallenge = defineRoute({
-  method: 'POST',
-  path: '/api/auth/passkeys/sign-in-options',
-  summary: 'The challenge of a sign-in with a discoverable passkey alone (bound to the pre-session)',
-  access: 'presession',
-  responses: { 200: assertionOptionsAnswer },
-  errors: { 401: ['unauthenticated'], 403: ['access_platform_only', 'passkey_signin_disabled', 'password_signin_disabled'], 503: ['not_configured', 'passkeys_not_configured'] },
-  async handle({ rt, session, sourceIp, correlationId }) {
-    return { body: (await passkeySignInOptions(rt, { sourceIp, correlationId, preSession: session })) as z.infer<typeof assertionOptionsAnswer> };
-  },
-});
-
-const passkeyLogin = defineRoute({
-  method: 'POST',
-  path: '/api/auth/passkey-login',
-  summary: 'Sign in with a discoverable passkey alone, when allowed; the directory account named by the passkey is checked as at every sign-in (audited auth.login, reason passkey)',
-  access: 'presession',
-  body: z.object({ passkey: assertionResponse }),
-  responses: { 200: json(signedIn, { headers: HEADERS.sessionCookie }) },
-  errors: {
-    401: ['invalid_credentials', 'unauthenticated', ...PASSKEY_REFUSALS_AT_SIGNIN],
-    403: ['access_platform_only', 'no_console_role', 'passkey_signin_disabled', 'password_signin_disabled'],
-    429: ['signin_rate_limited'],
-    503: ['directory_unavailable', 'not_configured', 'passkeys_not_configured'],
-  },
-  async handle({ rt, body, session, sourceIp, correlationId }) {
-    const { session: s, operator } = await passkeySignIn(rt, body.passkey as never, { sourceIp, correlationId, preSession: session });
-    return {
-      body: { operator: { username: operator.username, displayName: operator.displayName }, csrfToken: s.csrfToken },
-      cookies: [sessionCookie(s.id)],
-    };
-  },
-});
-
-export const routes = [antiforgery, login, passkeySignInState, passkeySignInChallenge, passkeyLogin, accessLogin, logout, me, reauth, passkeys, passkeyRegistrationOptions, registerPasskey, removePasskey, passkeyStepUpOptions];
+// one function with the passkey routes (functions/console/passkeys.ts): the only bundle holding the WebAuthn library
+export const routes = [antiforgery, login, accessLogin, logout, me, reauth, ...passkeyRoutes];
 export const handler = consoleHandler(routes);

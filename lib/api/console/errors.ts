@@ -52,3 +52,6 @@ export const DELEGATION_EDITOR: ErrorCodes = {
 };
 /** Saving roles and delegations: one revision moves with every change; a change widening its author's rights needs an approval (decision 26). */
 export const AUTHZ_SAVE: ErrorCodes = { 400: ['too_many_changes'], 401: ['session_revoked'], 403: ['approval_required'], 409: ['authz_changed_concurrently', 'not_configured', 'version_conflict'] };
+
+/** The refusals of a passkey ceremony (lib/auth/passkeys.ts), each audited with its code: 403 at a step-up, 401 at a sign-in. */
+export const PASSKEY_REFUSALS = ['passkey_challenge_invalid', 'passkey_counter_regressed', 'passkey_invalid', 'passkey_not_registered', 'passkey_origin_mismatch', 'passkey_rp_mismatch', 'passkey_user_verification_required'];
