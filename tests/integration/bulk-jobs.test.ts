@@ -9,7 +9,7 @@ import { changeAuthz, operatorRights, putDelegation, putRole } from '../../lib/a
 import { guidFromBuffer } from '../../lib/directory/guid';
 import { createRuntime, decisionContext } from '../../lib/runtime';
 import type { ConsoleClient } from '../../local/console-client';
-import { auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
+import { stepUpByCode, auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
 
 // Bulk jobs and the leaver flow through approvals (console spec, Approval request; docs/approvals.md),
 // against the Samba directory and DynamoDB Local. 200 test users are created here in their own OU
@@ -83,13 +83,7 @@ let helpdesk: ConsoleClient;
 let approver: ConsoleClient;
 let approver2: ConsoleClient;
 let savedSettings: { settings: ApprovalSettings; version: number };
-const steppedAt = new Map<string, number>();
-async function stepUp(c: ConsoleClient, username: string) {
-  if (Date.now() - (steppedAt.get(username) ?? 0) < 200_000) return;
-  const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
-  expect(r.status).toBe(200);
-  steppedAt.set(username, Date.now());
-}
+const stepUp = stepUpByCode;
 const rowsOf = (rows: AuditRow[], event: string) => rows.filter((r) => r.event === event);
 const bulk = (c: ConsoleClient, targets: string[], extra: Record<string, unknown> = {}) =>
   c.post('/api/approvals', { kind: 'bulk', action: 'users.disable', targets, reason: 'bulk test', ticket: 'T-BULK-1', ...extra });

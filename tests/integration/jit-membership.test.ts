@@ -9,7 +9,7 @@ import { freezeDc } from '../../local/directory/dc-faults';
 import type { ConsoleClient } from '../../local/console-client';
 import { createRuntime, decisionContext } from '../../lib/runtime';
 import { getRecord } from '../../lib/store/records';
-import { auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
+import { stepUpByCode, auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
 
 // Just-in-time group membership (issue 33, groups.members.add.temporary) through the real routes,
 // against the Samba directory: filed by op-helpdesk (groups.members.write on OU=Managed only with
@@ -72,13 +72,7 @@ let helpdesk: ConsoleClient;
 let approver: ConsoleClient;
 let superC: ConsoleClient;
 let saved: { settings: ApprovalSettings; version: number };
-const steppedAt = new Map<string, number>();
-async function stepUp(c: ConsoleClient, username: string) {
-  if (Date.now() - (steppedAt.get(username) ?? 0) < 200_000) return;
-  const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
-  expect(r.status).toBe(200);
-  steppedAt.set(username, Date.now());
-}
+const stepUp = stepUpByCode;
 const rowsOf = (rows: AuditRow[], event: string) => rows.filter((r) => r.event === event);
 const file = (c: ConsoleClient, group: string, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   c.post('/api/approvals', { kind: 'action', action: ACTION, target: group, parameters, reason: 'jit test', ticket: 'JIT-1', ...extra });
