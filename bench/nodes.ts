@@ -55,12 +55,13 @@ let sink = 0;
 const parseOnly = time(() => {
   sink += parse().desktops.length;
 });
-// the request as the fleet runs it: readSnapshot hands the CLI's texts, buildProxies parses each
-// list right before it folds it in (one pass; the parsed list is garbage as soon as it is folded)
+// the request as the fleet runs it (proxiesList): readSnapshot hands the CLI's texts, buildProxies
+// parses each list right before it folds it in (one pass; the parsed list is garbage as soon as it
+// is folded) and counts the desktops without materializing them (the list's path: no { desktops })
 const texts = (): ClusterSnapshot => ({ instances: out.instances, desktopServices: out.services, desktops: out.desktops, locks: out.locks });
 const request = time(() => {
   const { proxies } = buildProxies(texts(), now);
-  const r = listNodes(proxies, { all: false, sort: 'status', dir: 'desc' }, names);
+  const r = listNodes(proxiesInScope(proxies, undefined), { all: false, sort: 'status', dir: 'desc' }, names);
   sink += r.summary.total;
 });
 const scoped = new Set(codes.slice(0, 5));

@@ -1,4 +1,4 @@
-import type { Proxy } from './nodes';
+import type { ProxyWithDesktops } from './nodes';
 import type { NodeRow } from './node-list';
 
 // GET /api/nodes/inventory: one CSV line per Windows desktop of the listed proxies (a proxy
@@ -37,7 +37,7 @@ export type ExportCoverage = Map<string, { lines: number; proxies: number }>;
  * line names the desktop's own client (a shared gateway serves several); a proxy without
  * desktops gets one line with the proxy's client.
  */
-export function inventoryCsv(rows: NodeRow[], proxiesById: Map<string, Proxy>, clientNames: Map<string, string>): { csv: string; lines: number; coverage: ExportCoverage } {
+export function inventoryCsv(rows: NodeRow[], proxiesById: Map<string, ProxyWithDesktops>, clientNames: Map<string, string>): { csv: string; lines: number; coverage: ExportCoverage } {
   const out = [INVENTORY_COLUMNS.join(',')];
   const coverage: ExportCoverage = new Map();
   const push = (code: string | null, r: NodeRow, desktop: [string, string, string], firstOfProxy: boolean) => {

@@ -1,6 +1,6 @@
 import semver from 'semver';
 import { z } from 'zod';
-import { isClientProxy, NODE_KINDS, type Proxy } from './nodes';
+import { isClientProxy, NODE_KINDS, type Proxy, type ProxyWithDesktops } from './nodes';
 
 // GET /api/nodes: the spec's deep links (?status, ?q, ?all, ?kind, ?sort, ?dir, ?group) applied
 // to the proxies the caller may see. Summary counts describe the rows the table can show.
@@ -159,7 +159,7 @@ export function connectUrl(proxyAddr: string | undefined, cluster: string | unde
   return `https://${host}/web/cluster/${encodeURIComponent(cluster!)}/resources?kinds=windows_desktop&search=${encodeURIComponent(desktop)}`;
 }
 
-export function nodeDetail(p: Proxy, clientNames: Map<string, string>, link: { proxyAddr?: string; cluster?: string }) {
+export function nodeDetail(p: ProxyWithDesktops, clientNames: Map<string, string>, link: { proxyAddr?: string; cluster?: string }) {
   return {
     ...nodeRow(p, clientNames),
     services: p.services,

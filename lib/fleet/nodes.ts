@@ -50,6 +50,10 @@ export interface Proxy {
   clientCode: string | null;
   /** every client whose desktops the proxy serves, sorted */
   clientCodes: string[];
+  /** its desktops per client, aligned with clientCodes */
+  clientDesktops: number[];
+  /** its desktops without a client code */
+  unlabelledDesktops: number;
   /** serves several clients, or a desktop without a client code beside labelled ones */
   shared: boolean;
   version: string | null;
@@ -60,8 +64,20 @@ export interface Proxy {
   updateNeeded: boolean;
   incompatible: boolean;
   windowsServers: number;
-  desktops: Desktop[];
+  /** the desktops themselves: only when buildProxies is asked for them (`{ desktops: true }`) */
+  desktops?: Desktop[];
   locks: ActiveLock[];
+}
+/** A proxy read with its desktops: node detail, inventory CSV. */
+export type ProxyWithDesktops = Proxy & { desktops: Desktop[] };
+
+export interface BuildOptions {
+  /** materialize each proxy's desktops (default: counted per client only) */
+  desktops?: boolean;
+}
+export interface BuiltProxies<P extends Proxy = Proxy> {
+  proxies: P[];
+  clusterVersion: string | null;
 }
 
 /** Read everything the proxies table needs, in parallel: the CLI's JSON texts (buildProxies parses each as it folds it). */
@@ -125,8 +141,16 @@ export const isClientProxy = (p: Pick<Proxy, 'kind' | 'clientCodes'>) => p.kind 
  * after it; one record per agent, created once and completed in place (no second object per proxy,
  * no per-item re-scan of locks or desktops); versions parsed once per distinct string (a fleet runs
  * a handful, semver's parse costs microseconds) and version states looked up per distinct version.
+ *
+ * Desktops are counted per client unless `{ desktops: true }` asks for them (node detail, CSV):
+ * the list needs only the counts, and a desktops loop that allocates nothing triggers no scavenge
+ * while the parsed desktops list is alive, so that list dies young instead of being promoted
+ * (issue 28: the GC was ~15% of the list's time, the per-desktop objects the cause).
  */
-export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): { proxies: Proxy[]; clusterVersion: string | null } {
+export function buildProxies(snap: ClusterSnapshot, now: number | undefined, options: BuildOptions & { desktops: true }): BuiltProxies<ProxyWithDesktops>;
+export function buildProxies(snap: ClusterSnapshot, now?: number, options?: BuildOptions): BuiltProxies;
+export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), options: BuildOptions = {}): BuiltProxies {
+  const withDesktops = options.desktops === true;
   const byId = new Map<string, Proxy>();
   /** agents the inventory lists (their services are the inventory's) */
   const inventoried = new Set<Proxy>();
@@ -141,7 +165,8 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
     let p = byId.get(id);
     if (!p) {
       // every field in its final order; the derived ones are completed below
-      p = { id, hostname: '', kind: 'other', services: [], clientCode: null, clientCodes: [], shared: false, version: null, lastSeen: null, networkStatus: 'unreachable', locked: false, status: 'unreachable', updateNeeded: false, incompatible: false, windowsServers: 0, desktops: [], locks: [] };
+      p = { id, hostname: '', kind: 'other', services: [], clientCode: null, clientCodes: [], clientDesktops: [], unlabelledDesktops: 0, shared: false, version: null, lastSeen: null, networkStatus: 'unreachable', locked: false, status: 'unreachable', updateNeeded: false, incompatible: false, windowsServers: 0, locks: [] };
+      if (withDesktops) p.desktops = [];
       byId.set(id, p);
     }
     return p;
@@ -175,7 +200,8 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
     p.version ??= str(spec.teleport_version) ?? null;
   }
   for (const raw of itemsOf(snap.desktops)) {
-    // the hottest loop (a desktop per Windows server): the host first, each field read once
+    // the hottest loop (a desktop per Windows server): the host first, each field read once, and
+    // nothing allocated unless the desktops were asked for (a proxy's first client aside)
     const it = obj(raw);
     const spec = obj(it?.spec);
     const hostId = str(spec?.host_id);
@@ -185,7 +211,18 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
     const metadata = obj(it!.metadata);
     const name = str(metadata?.name);
     if (!name) continue;
-    p.desktops.push({ name, addr: str(spec.addr) ?? '', domain: typeof spec.domain === 'string' ? spec.domain : '', nonAd: spec.non_ad === true, clientCode: str(obj(metadata!.labels)?.client_code) ?? null });
+    const clientCode = str(obj(metadata!.labels)?.client_code) ?? null;
+    p.windowsServers++;
+    if (clientCode === null) p.unlabelledDesktops++;
+    else {
+      const i = p.clientCodes.indexOf(clientCode);
+      if (i >= 0) p.clientDesktops[i]++;
+      else {
+        p.clientCodes.push(clientCode);
+        p.clientDesktops.push(1);
+      }
+    }
+    if (withDesktops) p.desktops!.push({ name, addr: str(spec.addr) ?? '', domain: typeof spec.domain === 'string' ? spec.domain : '', nonAd: spec.non_ad === true, clientCode });
   }
   for (const raw of itemsOf(snap.locks)) {
     const it = obj(raw);
@@ -208,10 +245,10 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
   for (const p of byId.values()) {
     if (!p.hostname) p.hostname = p.id;
     p.kind = kindOf(p.services);
-    const clients = clientsOf(p.desktops);
-    p.clientCode = clients.clientCode;
-    p.clientCodes = clients.clientCodes;
-    p.shared = clients.shared;
+    const n = p.clientCodes.length;
+    if (n > 1) sortClients(p);
+    p.clientCode = n === 1 ? p.clientCodes[0] : null;
+    p.shared = n > 1 || (n > 0 && p.unlabelledDesktops > 0);
     p.networkStatus = networkStatus(p.lastSeen, now);
     p.locked = p.locks.length > 0;
     p.status = p.locked ? 'locked' : p.networkStatus;
@@ -220,23 +257,18 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now()): {
     if (!st) states.set(key, (st = versionState(clean(p.version), clusterVersion)));
     p.updateNeeded = st.updateNeeded;
     p.incompatible = st.incompatible;
-    p.windowsServers = p.desktops.length;
     proxies.push(p);
   }
   return { proxies, clusterVersion };
 }
 
-/** The clients of a proxy, from its desktops' `client_code` labels (spec: Proxy, client code). */
-export function clientsOf(desktops: Desktop[]): Pick<Proxy, 'clientCode' | 'clientCodes' | 'shared'> {
-  // one pass: most proxies serve one client (no set, no sort needed)
-  const codes: string[] = [];
-  let unlabelled = false;
-  for (const d of desktops) {
-    if (d.clientCode === null) unlabelled = true;
-    else if (!codes.includes(d.clientCode)) codes.push(d.clientCode);
-  }
-  if (codes.length > 1) codes.sort();
-  return { clientCode: codes.length === 1 ? codes[0] : null, clientCodes: codes, shared: codes.length > 1 || (codes.length > 0 && unlabelled) };
+/** Sort a proxy's client codes, their desktop counts along (a shared proxy: rare, a few codes). */
+function sortClients(p: Proxy) {
+  const order = p.clientCodes.map((_, i) => i).sort((a, b) => (p.clientCodes[a] < p.clientCodes[b] ? -1 : 1));
+  const codes = p.clientCodes;
+  const counts = p.clientDesktops;
+  p.clientCodes = order.map((i) => codes[i]);
+  p.clientDesktops = order.map((i) => counts[i]);
 }
 
 /**
@@ -244,14 +276,22 @@ export function clientsOf(desktops: Desktop[]): Pick<Proxy, 'clientCode' | 'clie
  * hidden when it serves none of his clients; otherwise only his clients' desktops are shown and
  * counted, so a desktop whose client differs from the caller's scope is never shown.
  */
-export function proxyInScope(p: Proxy, visible: Set<string> | undefined): Proxy | undefined {
+export function proxyInScope<P extends Proxy>(p: P, visible: Set<string> | undefined): P | undefined {
   if (!visible) return p;
-  const codes = p.clientCodes.filter((c) => visible.has(c));
-  if (codes.length === 0) return undefined;
+  if (!p.clientCodes.some((c) => visible.has(c))) return undefined;
   if (!p.shared) return p;
-  const desktops = p.desktops.filter((d) => d.clientCode !== null && visible.has(d.clientCode));
-  return { ...p, clientCode: codes.length === 1 ? codes[0] : null, clientCodes: codes, windowsServers: desktops.length, desktops };
+  const clientCodes: string[] = [];
+  const clientDesktops: number[] = [];
+  p.clientCodes.forEach((c, i) => {
+    if (!visible.has(c)) return;
+    clientCodes.push(c);
+    clientDesktops.push(p.clientDesktops[i]);
+  });
+  const scoped: P = { ...p, clientCode: clientCodes.length === 1 ? clientCodes[0] : null, clientCodes, clientDesktops, unlabelledDesktops: 0, windowsServers: clientDesktops.reduce((n, k) => n + k, 0) };
+  if (p.desktops) scoped.desktops = p.desktops.filter((d) => d.clientCode !== null && visible.has(d.clientCode));
+  return scoped;
 }
 
-export const proxiesInScope = (proxies: Proxy[], visible: Set<string> | undefined): Proxy[] =>
-  proxies.map((p) => proxyInScope(p, visible)).filter((p): p is Proxy => p !== undefined);
+/** The proxies in scope (an administrator's: the list itself, no copy). */
+export const proxiesInScope = <P extends Proxy>(proxies: P[], visible: Set<string> | undefined): P[] =>
+  visible ? proxies.map((p) => proxyInScope(p, visible)).filter((p): p is P => p !== undefined) : proxies;

@@ -13,7 +13,7 @@ import type { FleetRuntime } from './runtime';
 // part of it (administrators all, technicians their clients' desktops), and every export, lock
 // and unlock written with its audit row filed under each client it concerns.
 
-const visible = (access: FleetAccess, proxies: Proxy[]) => proxiesInScope(proxies, access.visibleCodes());
+const visible = <P extends Proxy>(access: FleetAccess, proxies: P[]) => proxiesInScope(proxies, access.visibleCodes());
 
 /** Windows desktop gateways of the clients in scope, by client then host name. */
 export async function gatewaysInScope(rt: FleetRuntime, access: FleetAccess) {
@@ -25,7 +25,7 @@ export async function gatewaysInScope(rt: FleetRuntime, access: FleetAccess) {
   return { gateways, readAt: view.readAt };
 }
 
-/** The proxy list with summary counts, filtered by scope and the query. */
+/** The proxy list with summary counts, filtered by scope and the query (desktops counted, not read: issue 28). */
 export async function proxiesList(rt: FleetRuntime, access: FleetAccess, query: NodeListQuery) {
   const view = await nodesView(rt);
   const out = listNodes(visible(access, view.proxies), query, view.clientNames);
@@ -34,7 +34,7 @@ export async function proxiesList(rt: FleetRuntime, access: FleetAccess, query: 
 
 /** The inventory CSV of the listed proxies, audited `nodes.export` under each client it covers. */
 export async function exportInventory(rt: FleetRuntime, access: FleetAccess, query: NodeListQuery, by: Acting): Promise<{ csv: string; filename: string }> {
-  const view = await nodesView(rt);
+  const view = await nodesView(rt, { desktops: true }); // a line per desktop
   const proxies = visible(access, view.proxies);
   const { nodes } = listNodes(proxies, query, view.clientNames);
   const { csv, coverage } = inventoryCsv(nodes, new Map(proxies.map((p) => [p.id, p])), view.clientNames);

@@ -2,38 +2,43 @@ import { getSilence, type Silence } from './alerts/silences';
 import { getActiveAlert, type Alert } from './alerts/store';
 import { getClient, listClients, type Client } from './clients';
 import { getConsole, type ConsoleRecord } from './consoles';
-import { buildProxies, proxyInScope, readSnapshot, type Proxy } from './nodes';
+import { buildProxies, proxyInScope, readSnapshot, type BuildOptions, type Proxy, type ProxyWithDesktops } from './nodes';
 import type { Addressed, FleetContext } from './route';
 import type { FleetRuntime } from './runtime';
 
 // Resolvers of addressed resources for the guard: each returns the resource and its client
 // (undefined when unknown; the guard answers 404 alike for unknown and out of scope).
 
-export interface NodesView {
-  proxies: Proxy[];
-  byId: Map<string, Proxy>;
+export interface NodesView<P extends Proxy = Proxy> {
+  proxies: P[];
   clusterVersion: string | null;
   clientNames: Map<string, string>;
   readAt: string;
 }
 
-/** One cluster read per request, shared by the guard and the handler. */
-export async function nodesView(rt: FleetRuntime): Promise<NodesView> {
+/**
+ * One cluster read per request, shared by the guard and the handler. The desktops themselves only
+ * when asked for (`{ desktops: true }`: node detail, CSV); the list counts them (issue 28).
+ */
+export async function nodesView(rt: FleetRuntime, options: BuildOptions & { desktops: true }): Promise<NodesView<ProxyWithDesktops>>;
+export async function nodesView(rt: FleetRuntime, options?: BuildOptions): Promise<NodesView>;
+export async function nodesView(rt: FleetRuntime, options: BuildOptions = {}): Promise<NodesView> {
   const [snap, clients] = await Promise.all([readSnapshot(rt.cli), listClients(rt.store)]);
   const now = Date.now();
-  const { proxies, clusterVersion } = buildProxies(snap, now);
-  return { proxies, byId: new Map(proxies.map((p) => [p.id, p])), clusterVersion, clientNames: new Map(clients.map((c) => [c.code, c.name])), readAt: new Date(now).toISOString() };
+  const { proxies, clusterVersion } = buildProxies(snap, now, options);
+  return { proxies, clusterVersion, clientNames: new Map(clients.map((c) => [c.code, c.name])), readAt: new Date(now).toISOString() };
 }
 
 /** `proxy` as the caller may see it (his clients' desktops only), `full` as the cluster has it. */
-export type AddressedNode = { proxy: Proxy; full: Proxy; view: NodesView };
+export type AddressedNode = { proxy: ProxyWithDesktops; full: ProxyWithDesktops; view: NodesView<ProxyWithDesktops> };
 
 /** Every client a proxy serves, null for a desktop without a client code beside labelled ones. */
-export const clientsServed = (p: Proxy): Array<string | null> => (p.shared && p.desktops.some((d) => d.clientCode === null) ? [...p.clientCodes, null] : p.clientCodes);
+export const clientsServed = (p: Proxy): Array<string | null> => (p.shared && p.unlabelledDesktops > 0 ? [...p.clientCodes, null] : p.clientCodes);
 
+/** A proxy by id, with its desktops (node detail; lock and unlock read the same view). */
 export async function nodeResource(ctx: FleetContext<any, any, { id: string }>): Promise<Addressed<AddressedNode> | undefined> {
-  const view = await nodesView(ctx.rt);
-  const full = view.byId.get(ctx.params.id);
+  const view = await nodesView(ctx.rt, { desktops: true });
+  const full = view.proxies.find((p) => p.id === ctx.params.id);
   if (!full) return undefined;
   const proxy = proxyInScope(full, ctx.access?.visibleCodes()) ?? full; // out of scope: the guard answers 404
   return { clientCode: full.clientCode, ...(full.shared ? { clientCodes: clientsServed(full) } : {}), resource: { proxy, full, view } };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildProxies, kindOf, networkStatus, proxiesInScope, versionState, type ClusterSnapshot } from '../../../lib/fleet/nodes';
+import { buildProxies, kindOf, networkStatus, proxiesInScope, proxyInScope, versionState, type ClusterSnapshot, type Desktop, type Proxy } from '../../../lib/fleet/nodes';
+import { clientsServed } from '../../../lib/fleet/resources';
 import { listNodes, connectUrl } from '../../../lib/fleet/node-list';
 import { lockRefusal } from '../../../lib/fleet/locks';
 
@@ -145,5 +146,58 @@ describe('Connect links', () => {
     expect(connectUrl(undefined, 'msp', 'x')).toBeNull();
     expect(connectUrl('teleport.example.com:443', 'msp', 'x')).toBeNull();
     expect(connectUrl('teleport.msp.test', '<cluster>', 'x')).toBeNull();
+  });
+});
+
+describe('desktops counted (the list) or materialized (detail, CSV): issue 28', () => {
+  // a shared gateway (three clients in no order, an unlabelled desktop), a gateway of one client,
+  // one of unlabelled desktops only, one without desktops
+  const desk = (name: string, host: string, code?: string) => ({ kind: 'windows_desktop', metadata: { name, ...(code === undefined ? {} : { labels: { client_code: code } }) }, spec: { addr: `${name}:3389`, domain: 'corp.local', host_id: host, non_ad: false } });
+  const agent = (name: string) => ({ kind: 'instance', metadata: { name }, spec: { version: '18.4.2', services: ['WindowsDesktop'], hostname: name, last_seen: '2026-11-21T11:59:00Z' } });
+  const mixed: ClusterSnapshot = {
+    instances: ['shared', 'single', 'nobody', 'empty'].map(agent),
+    desktopServices: [],
+    desktops: [desk('g1', 'shared', 'globex'), desk('a1', 'shared', 'acme'), desk('m1', 'shared'), desk('i1', 'shared', 'initech'), desk('a2', 'shared', 'acme'), desk('e1', 'shared', ''), desk('s1', 'single', 'acme'), desk('s2', 'single', 'acme'), desk('n1', 'nobody')],
+    locks: [],
+  };
+  const withoutDesktops = ({ desktops: _, ...p }: Proxy) => p;
+  /** what the counts must say, read from the desktops themselves */
+  const fromDesktops = (desktops: Desktop[]) => {
+    const codes = [...new Set(desktops.map((d) => d.clientCode).filter((c): c is string => c !== null))].sort();
+    const unlabelled = desktops.filter((d) => d.clientCode === null).length;
+    return { clientCodes: codes, clientDesktops: codes.map((c) => desktops.filter((d) => d.clientCode === c).length), windowsServers: desktops.length, clientCode: codes.length === 1 ? codes[0] : null };
+  };
+  const scopes = [undefined, new Set(['acme']), new Set(['globex']), new Set(['acme', 'globex']), new Set(['initech', 'acme', 'globex']), new Set(['umbrella'])];
+
+  it.each([['the fixtures', snap], ['a shared gateway with an unlabelled desktop', mixed]] as const)('gives the same proxies both ways (%s), for every scope', (_, s) => {
+    const counted = buildProxies(s, NOW).proxies;
+    const full = buildProxies(s, NOW, { desktops: true }).proxies;
+    expect(counted.every((p) => !('desktops' in p))).toBe(true); // the list never reads them
+    expect(counted).toEqual(full.map(withoutDesktops));
+    for (const visible of scopes) {
+      const a = proxiesInScope(counted, visible);
+      const b = proxiesInScope(full, visible);
+      expect(a).toEqual(b.map(withoutDesktops));
+      expect(a.map(clientsServed)).toEqual(b.map(clientsServed));
+      for (const p of b) expect(p).toMatchObject(fromDesktops(p.desktops));
+    }
+  });
+  it('counts a shared gateway per client, its unlabelled desktops apart, and a technician only his part', () => {
+    const byName = new Map(buildProxies(mixed, NOW).proxies.map((p) => [p.id, p]));
+    const p = byName.get('shared')!;
+    expect(p).toMatchObject({ clientCode: null, clientCodes: ['acme', 'globex', 'initech'], clientDesktops: [2, 1, 1], unlabelledDesktops: 2, shared: true, windowsServers: 6 });
+    expect(clientsServed(p)).toEqual(['acme', 'globex', 'initech', null]);
+    expect(proxyInScope(p, new Set(['acme']))).toMatchObject({ clientCode: 'acme', clientCodes: ['acme'], clientDesktops: [2], unlabelledDesktops: 0, shared: true, windowsServers: 2 });
+    expect(proxyInScope(p, new Set(['globex', 'initech']))).toMatchObject({ clientCode: null, clientCodes: ['globex', 'initech'], windowsServers: 2 });
+    expect(proxyInScope(p, new Set(['umbrella']))).toBeUndefined();
+    expect(byName.get('single')).toMatchObject({ clientCode: 'acme', clientCodes: ['acme'], clientDesktops: [2], shared: false, windowsServers: 2 });
+    expect(proxyInScope(byName.get('single')!, new Set(['acme']))).toBe(byName.get('single'));
+    expect(byName.get('nobody')).toMatchObject({ clientCode: null, clientCodes: [], unlabelledDesktops: 1, shared: false, windowsServers: 1 });
+    expect(proxyInScope(byName.get('nobody')!, new Set(['acme']))).toBeUndefined();
+    expect(byName.get('empty')).toMatchObject({ clientCodes: [], clientDesktops: [], unlabelledDesktops: 0, windowsServers: 0 });
+  });
+  it("hands an administrator's list over as it is (no copy per request)", () => {
+    const { proxies } = buildProxies(mixed, NOW);
+    expect(proxiesInScope(proxies, undefined)).toBe(proxies);
   });
 });

@@ -26,7 +26,7 @@ const snapshot = (desktops: unknown[]): ClusterSnapshot => ({
   desktops,
   locks: [],
 });
-const shared = () => buildProxies(snapshot([desktop('acme-dc01', 'acme'), desktop('acme-app01', 'acme'), desktop('globex-ws01', 'globex')]), NOW).proxies[0];
+const shared = () => buildProxies(snapshot([desktop('acme-dc01', 'acme'), desktop('acme-app01', 'acme'), desktop('globex-ws01', 'globex')]), NOW, { desktops: true }).proxies[0];
 
 const tech = (username: string, clients: Record<string, Level>): FleetAccess =>
   makeAccess({ username, method: 'access', admin: false, roles: [] }, { all: false, clients: Object.entries(clients).map(([code, level]) => ({ code, level, sources: ['assignment' as const] })) });
@@ -55,7 +55,7 @@ describe('a gateway serving desktops of several clients', () => {
     expect(proxyInScope(shared(), new Set(['initech']))).toBeUndefined();
   });
   it('hides an unlabelled desktop from technicians, and counts the gateway as shared', () => {
-    const p = buildProxies(snapshot([desktop('acme-dc01', 'acme'), desktop('mystery', null)]), NOW).proxies[0];
+    const p = buildProxies(snapshot([desktop('acme-dc01', 'acme'), desktop('mystery', null)]), NOW, { desktops: true }).proxies[0];
     expect(p).toMatchObject({ clientCode: 'acme', clientCodes: ['acme'], shared: true });
     expect(clientsServed(p)).toEqual(['acme', null]);
     expect(proxyInScope(p, new Set(['acme']))!.desktops.map((d) => d.name)).toEqual(['acme-dc01']);
