@@ -11,6 +11,7 @@ import { errorCodes, HEADERS, json } from '@lib/http/answers';
 const exportRoute = defineRoute({
   method: 'GET',
   path: '/api/admin/baseline',
+  longRead: true,
   summary: 'Export roles, delegations (scope as OU paths below the domain root, assignees by name) and approval settings (actions and counts, never approvers); audited settings.baseline.export',
   access: 'operator',
   permission: 'settings.manage',

@@ -69,6 +69,7 @@ const remove = defineRoute({
 const exportModels = defineRoute({
   method: 'GET',
   path: '/api/admin/delegation-export',
+  longRead: true,
   summary: "Delegation export: the write account's and the LAPS account's rights models (SDDL per OU), their PowerShell scripts and whether the directory holds them (status.upToDate)",
   access: 'operator',
   permission: 'settings.manage',
@@ -83,6 +84,7 @@ const exportModels = defineRoute({
 const exportScript = defineRoute({
   method: 'GET',
   path: '/api/admin/delegation-export/{kind}',
+  longRead: true,
   summary: 'One delegation script (kind write, laps or bitlocker) as a PowerShell file: run with -ManagedOu and -Identity matching the model and -ModelDigest the digest the console shows (also in the X-Model-Digest header)',
   access: 'operator',
   permission: 'settings.manage',

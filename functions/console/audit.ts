@@ -39,6 +39,7 @@ const objectHistory = defineRoute({
 const verify = defineRoute({
   method: 'GET',
   path: '/api/audit/verify',
+  longRead: true,
   summary: 'Whether the audit hash chain verifies: one bounded incremental check now, and the last background full walk',
   access: 'operator',
   permission: 'audit.read',

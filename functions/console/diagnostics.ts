@@ -7,6 +7,7 @@ import { diagnostics, lapsDiagnostics } from '@lib/api/console/settings';
 const laps = defineRoute({
   method: 'GET',
   path: '/api/diagnostics/laps',
+  longRead: true,
   summary: 'LAPS diagnostics: schema, identity, and the LAPS account’s rights on a sample computer per scope (the password is never fetched)',
   access: 'operator',
   permission: 'settings.manage',
@@ -20,6 +21,7 @@ const laps = defineRoute({
 const all = defineRoute({
   method: 'GET',
   path: '/api/diagnostics',
+  longRead: true,
   summary:
     'Every diagnostics check with its code, severity and remedy: each DC now, fewer than two DCs, the CA, the password service pin, step-up mode warnings, enrolment pending, the delegation export, and the LAPS section',
   access: 'operator',

@@ -46,6 +46,7 @@ const view = defineRoute({
 const discovery = defineRoute({
   method: 'GET',
   path: '/api/settings/directory/discovery',
+  longRead: true,
   summary: "DC discovery: _ldap._tcp.dc._msdcs.<domain> asked of the directory's own DNS (Directory:DiscoveryDnsServer, else the configured DCs); proposals only, nothing is saved",
   access: 'operator',
   permission: 'settings.manage',

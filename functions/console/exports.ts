@@ -44,6 +44,7 @@ const list = defineRoute({
 const usersCsv = defineRoute({
   method: 'GET',
   path: '/api/exports/users',
+  longRead: true,
   summary: "The operator's readable users (or those of the search q, the ou filter) as CSV, at most Directory:SearchMaxResults; audited users.export with the row count",
   access: 'operator',
   permission: 'users.read',
@@ -58,6 +59,7 @@ const usersCsv = defineRoute({
 const watchCsv = defineRoute({
   method: 'GET',
   path: '/api/exports/watch-lists/{list}',
+  longRead: true,
   summary: 'One watch list as CSV; audited users.watch.export with the list and the row count',
   access: 'operator',
   permission: 'users.read',

@@ -8,6 +8,7 @@ import pkg from '../../package.json';
 const status = defineRoute({
   method: 'GET',
   path: '/api/fleet/v1/status',
+  longRead: true,
   summary: 'Read-only status for the fleet plane (bearer token only)',
   access: 'bearer',
   // the audit sequence the fleet witnessed before: the answer carries this console's hash there

@@ -180,8 +180,9 @@ export const configSchema = z.object({
   ),
   // bounded concurrency (ours, issue 28): a request that cannot start its work within the budget
   // (waiting for the gateway, a function instance or a directory connection) answers 503
-  // `overloaded` with Retry-After instead of piling up
-  Concurrency: z.prefault(z.object({ StartBudget: duration(2) }), {}),
+  // `overloaded` with Retry-After instead of piling up; a read (GET, HEAD) still waiting for the
+  // directory ReadBudget after it arrived is answered the same way (reason `deadline`)
+  Concurrency: z.prefault(z.object({ StartBudget: duration(2), ReadBudget: duration(3) }), {}),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -19,8 +19,11 @@ export class ConnectionSlots {
     return { open: this.open, waiting: this.waiters.length, max: this.max };
   }
 
-  /** A slot, or 503 `overloaded` when none frees within the wait. Returns its release (idempotent). */
-  async take(): Promise<() => void> {
+  /**
+   * A slot, or 503 `overloaded` when none frees within the wait (or `waitMs`, when shorter: what
+   * is left of a read's deadline). Returns its release (idempotent).
+   */
+  async take(waitMs = this.waitMs): Promise<() => void> {
     if (this.open >= this.max) {
       await new Promise<void>((resolve, reject) => {
         const waiter = () => {
@@ -31,7 +34,7 @@ export class ConnectionSlots {
           const i = this.waiters.indexOf(waiter);
           if (i >= 0) this.waiters.splice(i, 1);
           reject(overloaded('directory_connections', Math.max(1, Math.ceil(this.waitMs / 1000))));
-        }, this.waitMs);
+        }, Math.min(waitMs, this.waitMs));
         this.waiters.push(waiter);
       });
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client, InvalidCredentialsError, type Entry, type SearchOptions } from 'ldapts';
-import { ApiError, overloadReason } from '../errors';
+import { ApiError, overloaded, overloadReason } from '../errors';
+import { requestDeadline, type RequestDeadline } from '../request-scope';
 import { DirectoryInvalidCredentials } from './errors';
 import { ConnectionSlots } from './connection-slots';
 import { DcRoster } from './dc-roster';
@@ -27,6 +28,14 @@ const MAX_CONNECTIONS = 16;
 const CONNECTION_WAIT_MS = 1000;
 
 
+/** A read's deadline as its tries see it: once `expired`, no new try, no further wait for a slot. */
+interface Cut {
+  at: number;
+  expired: boolean;
+  retryAfterSeconds: number;
+}
+const pastDeadline = (cut: Cut) => overloaded('deadline', cut.retryAfterSeconds);
+
 export interface SearchPage {
   entries: Entry[];
   incomplete: boolean;
@@ -52,7 +61,12 @@ export interface SearchPage {
  * - a finding is written to the shared health (the store, expiring with the cooldown) and every
  *   instance reads it before choosing a DC: the other instances skip that DC without a timeout;
  * - at most `maxConnections` connections are open at once; a request that cannot get one within
- *   `connectionWaitMs` is refused 503 `overloaded` rather than queued without bound.
+ *   `connectionWaitMs` is refused 503 `overloaded` rather than queued without bound;
+ * - a read of a request with a deadline (Concurrency:ReadBudget, lib/request-scope) is answered
+ *   503 `overloaded` (reason `deadline`) once it passes: no new try starts and no slot is waited
+ *   for after it. The tries already sent run on to their own timeouts, unheard: a DC slow because
+ *   the machine is overloaded is not failed for missing a request's deadline, and a frozen one is
+ *   still found by the connect timeout.
  * Per-instance state here is a cache that may be lost (a new instance starts in configured order,
  * then the shared health).
  */
@@ -128,8 +142,12 @@ export class DirectoryPool {
    * closed). A wrong password: DirectoryInvalidCredentials (the DC answered, it is not failed); a
    * DC that cannot serve: marked failed, the error thrown for the caller to fail over.
    */
-  private async openBound(creds: DirectoryCredentials, dc: DcEndpoint): Promise<{ client: Client; release: () => void }> {
-    const release = await this.slots.take();
+  private async openBound(creds: DirectoryCredentials, dc: DcEndpoint, cut?: Cut): Promise<{ client: Client; release: () => void }> {
+    const release = await this.slots.take(cut ? Math.max(0, cut.at - Date.now()) : undefined);
+    if (cut?.expired) {
+      release();
+      throw pastDeadline(cut);
+    }
     const client = this.newClient(dc);
     this.roster.connected(dc);
     try {
@@ -194,14 +212,32 @@ export class DirectoryPool {
     fn: (client: Client, dc: DcEndpoint) => Promise<T>,
     opts: { reuse?: boolean; hedge?: boolean } = {},
   ): Promise<T> {
+    const deadline = kind === 'read' ? requestDeadline() : undefined;
+    if (deadline && Date.now() >= deadline.at) throw overloaded('deadline', deadline.retryAfterSeconds);
     await this.sharedHealth.refresh();
     // technical-account reads may keep their bound connection for the next read; a credential
     // check and a change always get a connection of their own
     const reuse = kind === 'read' && opts.reuse === true;
     const key = reuse ? createHash('sha256').update(`${creds.user}\n${creds.password}`).digest('hex') : '';
     if (kind === 'write') return this.runWrite(creds, fn);
-    if (opts.hedge === false) return this.runInOrder(creds, fn, key);
-    return this.runHedged(creds, fn, key);
+    if (opts.hedge === false) return this.withinDeadline(deadline, (cut) => this.runInOrder(creds, fn, key, cut));
+    return this.withinDeadline(deadline, (cut) => this.runHedged(creds, fn, key, cut));
+  }
+
+  /** `read` answered by its deadline at the latest (503 `overloaded`, reason `deadline`); without one, as it goes. */
+  private withinDeadline<T>(deadline: RequestDeadline | undefined, read: (cut?: Cut) => Promise<T>): Promise<T> {
+    if (!deadline) return read(undefined);
+    const cut: Cut = { ...deadline, expired: false };
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        cut.expired = true;
+        reject(pastDeadline(cut));
+      }, Math.max(0, cut.at - Date.now()));
+    });
+    const work = read(cut);
+    work.catch(() => undefined); // after the deadline answered, the read's own end is not heard
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   }
 
   /** A change: one DC, chosen when its connection opens; sent once. */
@@ -222,15 +258,16 @@ export class DirectoryPool {
   }
 
   /** A read in order without hedging: the next DC only once one has failed. */
-  private async runInOrder<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
+  private async runInOrder<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string, cut?: Cut): Promise<T> {
     const tried = new Set<string>();
     for (;;) {
+      if (cut?.expired) throw pastDeadline(cut);
       const order = this.connectionOrder().filter((dc) => !tried.has(dc.name));
       const dc = order[0];
       if (!dc) throw new ApiError(503, 'directory_unavailable');
       this.roster.unclaim(order.slice(1));
       try {
-        return await this.attempt(creds, dc, fn, key);
+        return await this.attempt(creds, dc, fn, key, cut);
       } catch (e) {
         if (!isConnectionError(e)) throw e;
         tried.add(dc.name);
@@ -247,7 +284,7 @@ export class DirectoryPool {
    * the hedge delay, or at once when a try fails. The first answer wins (an answer is also the
    * directory refusing: DirectoryError, DirectoryInvalidCredentials); the others run on unheard.
    */
-  private runHedged<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
+  private runHedged<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string, cut?: Cut): Promise<T> {
     const order = this.connectionOrder();
     const delay = this.hedge.delay();
     return new Promise<T>((resolve, reject) => {
@@ -264,13 +301,14 @@ export class DirectoryPool {
         this.roster.unclaim(order.filter((dc) => !started.has(dc.name)));
       };
       const launch = (onlyReady: boolean): boolean => {
+        if (cut?.expired) return false; // the request has been answered: no new try
         const dc = order.find((d) => !started.has(d.name) && (!onlyReady || this.roster.ready(d)));
         if (!dc) return false;
         started.add(dc.name);
         running++;
         running_.add(dc);
         const t0 = performance.now();
-        this.attempt(creds, dc, fn, key).then(
+        this.attempt(creds, dc, fn, key, cut).then(
           (value) => {
             running--;
             running_.delete(dc);
@@ -330,10 +368,10 @@ export class DirectoryPool {
    * kept connection closed under us (idle, server restart, thawed instance) is replaced on the
    * same DC without blame; a DC that leaves it unanswered is failed.
    */
-  private async attempt<T>(creds: DirectoryCredentials, dc: DcEndpoint, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string): Promise<T> {
+  private async attempt<T>(creds: DirectoryCredentials, dc: DcEndpoint, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string, cut?: Cut): Promise<T> {
     for (;;) {
       const kept = key ? this.kept.take(key, dc) : undefined;
-      const { client, release } = kept ?? (await this.openBound(creds, dc));
+      const { client, release } = kept ?? (await this.openBound(creds, dc, cut));
       let keep = false;
       try {
         const result = await this.withinBudget(client, () => fn(client, dc));

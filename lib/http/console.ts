@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { auditLogger, logger } from '../log';
 import { runtime as consoleRuntime, type ConsoleRuntime } from '../runtime';
 import type { BrowserPolicy, CrossSiteVerdict } from './browser';
-import { admission } from './middlewares/admission';
+import { admission, readDeadline } from './middlewares/admission';
 import { browserDefaults } from './middlewares/browser-defaults';
 import { consoleValidation } from './middlewares/console-validation';
 import { crossSite } from './middlewares/cross-site';
@@ -49,7 +49,7 @@ async function auditCrossSite(request: ConsoleRequest, seen: CrossSiteVerdict) {
 /**
  * The console's request pipeline, one middleware per step, in this order for every route and
  * before any side effect: admission (a request past its start budget: 503 `overloaded`, issue 28)
- * → route match (unknown → 404) → the store's schema (pending migrations,
+ * → route match (unknown → 404) → a read's deadline (Concurrency:ReadBudget) → the store's schema (pending migrations,
  * 503 `migration_pending`) → session → cross-site origin on
  * POST/PUT/DELETE (403, audited when an operator's session came with it) → CSRF on POST/PUT/DELETE
  * (400) → operator (401) → permission (403, audited) → step-up (403) → zod validation (400 with
@@ -66,6 +66,7 @@ export function createHttpHandler(routes: Route<any, any, any, any>[], getRuntim
     .use(runtime(getRuntime))
     .use(admission())
     .use(matchRoute(routes, (route: Route, request: ConsoleRequest) => !route.helpdesk || exchangeOf(request).rt!.config.Helpdesk.Enabled))
+    .use(readDeadline())
     .use(schemaReady())
     .use(consoleContext())
     .use(session())

@@ -51,6 +51,11 @@ export interface Route<B = any, Q = any, P = any, A extends Answers = Answers> {
   stepUp?: boolean;
   /** exists only when Helpdesk:Enabled */
   helpdesk?: boolean;
+  /**
+   * a read slow by nature (diagnostics, exports, the audit walk, health): not bound by
+   * Concurrency:ReadBudget (lib/http/middlewares/admission.ts, readDeadline)
+   */
+  longRead?: boolean;
   /** development: anyone may call it (OpenAPI document) */
   openInDevelopment?: boolean;
   /**

@@ -9,6 +9,7 @@ import { DirectoryPool, type DcEndpoint } from '../../lib/directory';
 import { ApiError } from '../../lib/errors';
 import { storeDcHealth } from '../../lib/directory/shared-health';
 import { memoryStore } from '../support/memory-store';
+import { inRequestScope, setRequestDeadline } from '../../lib/request-scope';
 
 // The pool's timing rules against minimal LDAPS servers on loopback that can be frozen like a
 // SIGSTOPped DC: TCP still accepted, nothing answered (not even the TLS handshake). The real Samba
@@ -419,5 +420,69 @@ describe('a cap on directory connections per instance', () => {
     expect(opsOf(a, 'modify')).toBe(3);
     await closed(p);
     expect(p.connectionStats().open).toBe(0);
+  });
+});
+
+// ---- issue 28 (continued): a read's deadline (Concurrency:ReadBudget, set by the pipeline for a
+// GET or HEAD into the request scope)
+
+/** `work` inside a request whose deadline is `ms` from now. */
+const withDeadline = <T>(ms: number, work: () => Promise<T>) =>
+  inRequestScope(() => {
+    setRequestDeadline({ at: Date.now() + ms, retryAfterSeconds: 2 });
+    return work();
+  });
+const DEADLINE_MS = 300;
+
+describe("a read's deadline: answered 503 overloaded (reason deadline) when it passes, the DCs not blamed", () => {
+  it(`both DCs answering after ${SLOW_MS} ms, deadline ${DEADLINE_MS} ms: refused at the deadline with Retry-After; the tries sent run on unheard and neither DC is failed`, async () => {
+    const p = hedged();
+    a.delayMs = SLOW_MS;
+    b.delayMs = SLOW_MS;
+    const r = await timed(() => withDeadline(DEADLINE_MS, () => readOn(p)).catch((e) => e));
+    expect(r.value).toMatchObject({ status: 503, code: 'overloaded', details: { retryAfterSeconds: 2 }, overloadReason: 'deadline' });
+    expect(r.ms).toBeGreaterThanOrEqual(DEADLINE_MS - 5);
+    expect(r.ms).toBeLessThan(SLOW_MS);
+    await new Promise((res) => setTimeout(res, 3 * SLOW_MS)); // both tries end (bind, then search)
+    expect(healthy(p)).toEqual({ dcA: true, dcB: true });
+    expect(opsOf(a, 'search') + opsOf(b, 'search')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a read whose deadline has passed before it starts is refused at once; nothing is sent to any DC', async () => {
+    const p = hedged();
+    const r = await timed(() => withDeadline(-1, () => readOn(p)).catch((e) => e));
+    expect(r.value).toMatchObject({ status: 503, code: 'overloaded', overloadReason: 'deadline' });
+    expect(r.ms).toBeLessThan(50);
+    expect(a.ops).toEqual([]);
+    expect(b.ops).toEqual([]);
+  });
+
+  it('a read answered before its deadline is served as usual (dcA frozen: dcB after the hedge delay, within the deadline)', async () => {
+    const p = hedged();
+    a.frozen = true;
+    expect(await withDeadline(DEADLINE_MS + 200, () => readOn(p))).toBe('dcB');
+  });
+
+  it(`a change is never cut by a deadline: dcA answering after ${SLOW_MS} ms, deadline ${DEADLINE_MS} ms, the change is made and answered`, async () => {
+    const p = hedged();
+    a.delayMs = SLOW_MS;
+    const r = await timed(() => withDeadline(DEADLINE_MS, () => p.run(write, 'write', async (client, dc) => (await client.modify('cn=bob,dc=x', new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: ['z'] }) })), dc.name))));
+    expect(r.value).toBe('dcA');
+    expect(r.ms).toBeGreaterThanOrEqual(SLOW_MS);
+    expect(opsOf(a, 'modify')).toBe(1);
+  });
+
+  it('a read waiting for a connection slot waits no longer than its deadline (connectionWaitMs 2 s), and opens no connection after it', async () => {
+    const p = hedged({ maxConnections: 1, connectionWaitMs: 2000 });
+    a.delayMs = 400; // the change holds the only slot for its bind and its modify: about 800 ms
+    const change = p.run(write, 'write', (client) => client.modify('cn=bob,dc=x', new Change({ operation: 'replace', modification: new Attribute({ type: 'description', values: ['w'] }) })));
+    await new Promise((res) => setTimeout(res, 20));
+    const r = await timed(() => withDeadline(DEADLINE_MS, () => readOn(p)).catch((e) => e));
+    expect(r.value).toMatchObject({ status: 503, code: 'overloaded' });
+    expect(r.ms).toBeLessThan(DEADLINE_MS + 200);
+    await change;
+    await closed(p);
+    expect(opsOf(a, 'search') + opsOf(b, 'search')).toBe(0);
+    expect(p.connectionStats()).toMatchObject({ open: 0, waiting: 0 });
   });
 });

@@ -8,6 +8,7 @@ import type { Route } from '../../lib/http/route';
 import { z } from 'zod';
 import type { ConsoleRuntime } from '../../lib/runtime';
 import { memoryDynamoStore } from '../support/memory-store';
+import { requestDeadline } from '../../lib/request-scope';
 
 // Bounded concurrency (issue 28): a request that reaches the console's pipeline later than the
 // start budget (Concurrency:StartBudget, 2 s by default) after it arrived at the gateway is
@@ -163,5 +164,40 @@ describe('once a minute per reason, across instances', () => {
     t += 200; // 60.1 s after the first row
     await refuse();
     expect((await overloadRows(store)).map((r) => r!.reason)).toEqual(['start_budget', 'directory_connections', 'start_budget']);
+  });
+});
+
+describe('a read\'s answer budget (Concurrency:ReadBudget): the deadline the pipeline hands to the directory', () => {
+  const READ_S = 3;
+  // the route answers the deadline its directory reads would get (lib/request-scope)
+  // (a bearer route: a POST of this test passes without a browser's CSRF token)
+  const seen = (method: string, longRead = false) =>
+    ({ method, path: '/api/deadline', longRead, summary: 'test', access: 'bearer', responses: { 200: z.object({}) }, handle: async () => ({ body: { deadline: requestDeadline() ?? null } }) }) as unknown as Route;
+  const ask = async (route: Route, method: string, timeEpoch?: number) => {
+    const config = loadConfig({ Concurrency__StartBudget: String(BUDGET_S), Concurrency__ReadBudget: String(READ_S) }).config;
+    const rt = { config, store: memoryDynamoStore('read-budget'), audit: undefined } as unknown as ConsoleRuntime;
+    const event = { rawPath: '/api/deadline', headers: {}, requestContext: { http: { method, sourceIp: '127.0.0.1' }, ...(timeEpoch ? { timeEpoch } : {}) } } as unknown as APIGatewayProxyEventV2;
+    const res = await createHttpHandler([route] as never, () => rt)(event);
+    return JSON.parse(res.body!).deadline;
+  };
+
+  it(`a GET that arrived 1 s ago: its reads end ${READ_S} s after its arrival (Retry-After: the start budget)`, async () => {
+    const arrived = Date.now() - 1000;
+    expect(await ask(seen('GET'), 'GET', arrived)).toEqual({ at: arrived + READ_S * 1000, retryAfterSeconds: BUDGET_S });
+  });
+
+  it('a GET without an arrival time (a direct invoke): from its start', async () => {
+    const before = Date.now();
+    const d = await ask(seen('GET'), 'GET');
+    expect(d.at).toBeGreaterThanOrEqual(before + READ_S * 1000);
+    expect(d.at).toBeLessThan(Date.now() + READ_S * 1000 + 1);
+  });
+
+  it('a change (POST) gets none: cut short, its outcome would be unknown', async () => {
+    expect(await ask(seen('POST'), 'POST', Date.now())).toBeNull();
+  });
+
+  it('a read slow by nature (longRead: diagnostics, exports, the audit walk) gets none', async () => {
+    expect(await ask(seen('GET', true), 'GET', Date.now())).toBeNull();
   });
 });

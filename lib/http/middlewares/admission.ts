@@ -1,6 +1,7 @@
 import { overloaded, overloadReason, retryAfterFor } from '../../errors';
 import type { AuditChain } from '../../audit';
 import type { Store } from '../../store';
+import { setRequestDeadline } from '../../request-scope';
 import { recordOverload } from '../overload';
 import { exchangeOf, type HttpRequest } from './exchange';
 
@@ -8,7 +9,9 @@ import { exchangeOf, type HttpRequest } from './exchange';
 const isEarlyTimeout = (e: unknown) =>
   e instanceof Error && e.name === 'TimeoutError' && (e as { cause?: { package?: string } }).cause?.package === '@middy/core';
 
-type Admitting = { config: { Concurrency: { StartBudget: number } }; store: Store; audit: AuditChain };
+type Admitting = { config: { Concurrency: { StartBudget: number; ReadBudget: number } }; store: Store; audit: AuditChain };
+
+const isRead = (method: string | undefined) => method === 'GET' || method === 'HEAD';
 
 /**
  * Bounded concurrency (issue 28): a request that reaches its handler later than the start budget
@@ -31,7 +34,7 @@ export function admission(now: () => number = Date.now) {
     },
     onError: async (request: HttpRequest<any, any, Admitting>) => {
       const ex = exchangeOf(request);
-      if (isEarlyTimeout(request.error) && (ex?.method === 'GET' || ex?.method === 'HEAD') && ex.rt) {
+      if (isEarlyTimeout(request.error) && isRead(ex?.method) && ex.rt) {
         request.error = overloaded('deadline', retryAfterFor(ex.rt.config.Concurrency.StartBudget * 1000));
       }
       const reason = overloadReason(request.error);
@@ -39,6 +42,30 @@ export function admission(now: () => number = Date.now) {
       const retryAfterSeconds = Number((request.error as { details?: { retryAfterSeconds?: number } }).details?.retryAfterSeconds ?? 1);
       const route = ex.route ? `${ex.route.method} ${ex.route.path}` : undefined;
       await recordOverload(ex.rt, { reason, retryAfterSeconds, correlationId: ex.correlationId, function: request.context?.functionName, route });
+    },
+  };
+}
+
+/**
+ * A read's answer budget (issue 28, after bench/load on serverless-offline: reads admitted in time
+ * then ran 21–29 s, each directory wait bounded only by Directory:OperationTimeout while the
+ * overload starved the DCs): a GET or HEAD is answered within Concurrency:ReadBudget of its
+ * arrival. The deadline goes into the request scope, and every directory read the request starts
+ * is given what is left of it (lib/directory/pool.ts): one still waiting then is answered 503
+ * `overloaded`, reason `deadline`. Changes never get one (a change cut short has an unknown
+ * outcome), nor do the reads slow by nature (`longRead`: diagnostics, exports, the audit walk).
+ * Placed after the route match, before the session (whose directory reads it bounds too).
+ */
+export function readDeadline(now: () => number = Date.now) {
+  return {
+    name: 'readDeadline',
+    before: (request: HttpRequest<{ longRead?: boolean }, any, Admitting>) => {
+      const ex = exchangeOf(request);
+      const budgetMs = ex.rt!.config.Concurrency.ReadBudget * 1000;
+      if (!isRead(ex.method) || ex.route?.longRead || budgetMs <= 0) return;
+      const timeEpoch = request.event.requestContext?.timeEpoch;
+      const arrived = typeof timeEpoch === 'number' ? timeEpoch : now();
+      setRequestDeadline({ at: arrived + budgetMs, retryAfterSeconds: retryAfterFor(ex.rt!.config.Concurrency.StartBudget * 1000) });
     },
   };
 }
