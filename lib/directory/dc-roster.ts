@@ -112,6 +112,11 @@ export class DcRoster {
   }
 
 
+  /** Has every DC failed (here, or as another instance found: not merely slow)? */
+  allDown(): boolean {
+    return this.dcs.every((dc) => this.state.get(dc.name)!.failedAt !== undefined || (this.sharedHealth.failed(dc) && this.sharedHealth.finding(dc)?.reason !== 'slow'));
+  }
+
   /** These DCs were not tried after all: a retry they had claimed goes to the next request. */
   unclaim(dcs: Iterable<DcEndpoint>) {
     for (const dc of dcs) this.state.get(dc.name)!.retryClaimed = false;

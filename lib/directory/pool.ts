@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Client, InvalidCredentialsError, type Entry, type SearchOptions } from 'ldapts';
-import { ApiError, overloaded, overloadReason } from '../errors';
-import { requestDeadline, type RequestDeadline } from '../request-scope';
+import { ApiError } from '../errors';
+import { requestDeadline } from '../request-scope';
+import { hedgedRead } from './hedged-read';
+import { deadlineRefusal, pastDeadline, withinDeadline, type Cut } from './read-deadline';
 import { DirectoryInvalidCredentials } from './errors';
 import { ConnectionSlots } from './connection-slots';
 import { DcRoster } from './dc-roster';
@@ -27,14 +29,6 @@ const HEDGE_CAP_MS = 1000;
 const MAX_CONNECTIONS = 16;
 const CONNECTION_WAIT_MS = 1000;
 
-
-/** A read's deadline as its tries see it: once `expired`, no new try, no further wait for a slot. */
-interface Cut {
-  at: number;
-  expired: boolean;
-  retryAfterSeconds: number;
-}
-const pastDeadline = (cut: Cut) => overloaded('deadline', cut.retryAfterSeconds);
 
 export interface SearchPage {
   entries: Entry[];
@@ -63,7 +57,8 @@ export interface SearchPage {
  * - at most `maxConnections` connections are open at once; a request that cannot get one within
  *   `connectionWaitMs` is refused 503 `overloaded` rather than queued without bound;
  * - a read of a request with a deadline (Concurrency:ReadBudget, lib/request-scope) is answered
- *   503 `overloaded` (reason `deadline`) once it passes: no new try starts and no slot is waited
+ *   503 `overloaded` (reason `deadline`) once it passes (`directory_unavailable` when every DC is
+ *   known down): no new try starts and no slot is waited
  *   for after it. The tries already sent run on to their own timeouts, unheard: a DC slow because
  *   the machine is overloaded is not failed for missing a request's deadline, and a frozen one is
  *   still found by the connect timeout.
@@ -213,31 +208,15 @@ export class DirectoryPool {
     opts: { reuse?: boolean; hedge?: boolean } = {},
   ): Promise<T> {
     const deadline = kind === 'read' ? requestDeadline() : undefined;
-    if (deadline && Date.now() >= deadline.at) throw overloaded('deadline', deadline.retryAfterSeconds);
+    if (deadline && Date.now() >= deadline.at) throw deadlineRefusal(deadline, this.roster.allDown());
     await this.sharedHealth.refresh();
     // technical-account reads may keep their bound connection for the next read; a credential
     // check and a change always get a connection of their own
     const reuse = kind === 'read' && opts.reuse === true;
     const key = reuse ? createHash('sha256').update(`${creds.user}\n${creds.password}`).digest('hex') : '';
     if (kind === 'write') return this.runWrite(creds, fn);
-    if (opts.hedge === false) return this.withinDeadline(deadline, (cut) => this.runInOrder(creds, fn, key, cut));
-    return this.withinDeadline(deadline, (cut) => this.runHedged(creds, fn, key, cut));
-  }
-
-  /** `read` answered by its deadline at the latest (503 `overloaded`, reason `deadline`); without one, as it goes. */
-  private withinDeadline<T>(deadline: RequestDeadline | undefined, read: (cut?: Cut) => Promise<T>): Promise<T> {
-    if (!deadline) return read(undefined);
-    const cut: Cut = { ...deadline, expired: false };
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        cut.expired = true;
-        reject(pastDeadline(cut));
-      }, Math.max(0, cut.at - Date.now()));
-    });
-    const work = read(cut);
-    work.catch(() => undefined); // after the deadline answered, the read's own end is not heard
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+    if (opts.hedge === false) return withinDeadline(deadline, () => this.roster.allDown(), (cut) => this.runInOrder(creds, fn, key, cut));
+    return withinDeadline(deadline, () => this.roster.allDown(), (cut) => this.runHedged(creds, fn, key, cut));
   }
 
   /** A change: one DC, chosen when its connection opens; sent once. */
@@ -285,82 +264,7 @@ export class DirectoryPool {
    * directory refusing: DirectoryError, DirectoryInvalidCredentials); the others run on unheard.
    */
   private runHedged<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string, cut?: Cut): Promise<T> {
-    const order = this.connectionOrder();
-    const delay = this.hedge.delay();
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      let running = 0;
-      let hedgeTimer: NodeJS.Timeout | undefined;
-      let lastError: unknown;
-      const started = new Set<string>();
-      const running_ = new Set<DcEndpoint>();
-      const settle = () => {
-        settled = true;
-        clearTimeout(hedgeTimer);
-        // a DC claimed for its one retry but never tried gives the claim back
-        this.roster.unclaim(order.filter((dc) => !started.has(dc.name)));
-      };
-      const launch = (onlyReady: boolean): boolean => {
-        if (cut?.expired) return false; // the request has been answered: no new try
-        const dc = order.find((d) => !started.has(d.name) && (!onlyReady || this.roster.ready(d)));
-        if (!dc) return false;
-        started.add(dc.name);
-        running++;
-        running_.add(dc);
-        const t0 = performance.now();
-        this.attempt(creds, dc, fn, key, cut).then(
-          (value) => {
-            running--;
-            running_.delete(dc);
-            this.hedge.note(performance.now() - t0);
-            if (settled) return;
-            settle();
-            // a hedge won: the DCs still silent on this read go after the others for a while
-            for (const slow of running_) this.roster.suspect(slow, delay);
-            resolve(value);
-          },
-          (e: unknown) => {
-            running--;
-            running_.delete(dc);
-            if (settled) return;
-            if (overloadReason(e) !== undefined) {
-              // no connection slot for this try: another try may still answer
-              lastError = e;
-              if (running === 0) {
-                settle();
-                reject(e);
-              }
-              return;
-            }
-            if (!isConnectionError(e)) {
-              settle();
-              reject(e);
-              return;
-            }
-            lastError = e;
-            // failed: the next DC at once (a cooling one too, as a last resort)
-            if (launch(false)) return armHedge();
-            if (running === 0) {
-              settle();
-              logger.error('no domain controller reachable', { error: (lastError as Error)?.message });
-              reject(new ApiError(503, 'directory_unavailable'));
-            }
-          },
-        );
-        return true;
-      };
-      const armHedge = () => {
-        clearTimeout(hedgeTimer);
-        hedgeTimer = setTimeout(() => {
-          if (!settled && launch(true)) armHedge();
-        }, delay);
-      };
-      if (!launch(false)) {
-        reject(new ApiError(503, 'directory_unavailable'));
-        return;
-      }
-      armHedge();
-    });
+    return hedgedRead(this.connectionOrder(), this.hedge, this.roster, (dc) => this.attempt(creds, dc, fn, key, cut), cut);
   }
 
   /**

@@ -448,6 +448,20 @@ describe("a read's deadline: answered 503 overloaded (reason deadline) when it p
     expect(opsOf(a, 'search') + opsOf(b, 'search')).toBeGreaterThanOrEqual(1);
   });
 
+  it(`both DCs frozen: the first read is refused overloaded at its deadline (${DEADLINE_MS} ms, before any DC is found frozen); once its tries have failed both (connect timeout ${CONNECT_MS} ms), reads answer 503 directory_unavailable by their deadline`, async () => {
+    const p = hedged();
+    a.frozen = true;
+    b.frozen = true;
+    const first = await timed(() => withDeadline(DEADLINE_MS, () => readOn(p)).catch((e) => e));
+    expect(first.value).toMatchObject({ status: 503, code: 'overloaded', overloadReason: 'deadline' });
+    expect(first.ms).toBeLessThan(CONNECT_MS);
+    await new Promise((res) => setTimeout(res, 2 * CONNECT_MS)); // the tries sent find both frozen
+    expect(healthy(p)).toEqual({ dcA: false, dcB: false });
+    const next = await timed(() => withDeadline(DEADLINE_MS, () => readOn(p)).catch((e) => e));
+    expect(next.value).toMatchObject({ status: 503, code: 'directory_unavailable' });
+    expect(next.ms).toBeLessThan(DEADLINE_MS + 200);
+  });
+
   it('a read whose deadline has passed before it starts is refused at once; nothing is sent to any DC', async () => {
     const p = hedged();
     const r = await timed(() => withDeadline(-1, () => readOn(p)).catch((e) => e));
