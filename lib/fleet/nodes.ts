@@ -122,13 +122,13 @@ export function versionState(agent: string | null, cluster: string | null): { up
 }
 
 export function kindOf(services: string[]): NodeKind {
-  const s = { has: (x: string) => services.includes(x) };
-  if (s.has('Auth')) return 'auth';
-  if (s.has('Proxy')) return 'proxy';
-  if (s.has('WindowsDesktop')) return 'gateway';
-  if (s.has('Kube') || s.has('Db') || s.has('Discovery') || s.has('Okta')) return 'other';
-  if (s.has('App')) return 'app';
-  if (s.has('Node')) return 'ssh';
+  // no helper object per call: kindOf runs once per proxy of each request (issue 28)
+  if (services.includes('Auth')) return 'auth';
+  if (services.includes('Proxy')) return 'proxy';
+  if (services.includes('WindowsDesktop')) return 'gateway';
+  if (services.includes('Kube') || services.includes('Db') || services.includes('Discovery') || services.includes('Okta')) return 'other';
+  if (services.includes('App')) return 'app';
+  if (services.includes('Node')) return 'ssh';
   return 'other';
 }
 
@@ -152,8 +152,6 @@ export function buildProxies(snap: ClusterSnapshot, now?: number, options?: Buil
 export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), options: BuildOptions = {}): BuiltProxies {
   const withDesktops = options.desktops === true;
   const byId = new Map<string, Proxy>();
-  /** agents the inventory lists (their services are the inventory's) */
-  const inventoried = new Set<Proxy>();
   const cleaned = new Map<string, string | null>();
   const clean = (v: string | null) => {
     if (!v) return null;
@@ -178,7 +176,6 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
     const spec = obj(it?.spec);
     if (!it || !id || !spec) continue;
     const p = proxyOf(id);
-    inventoried.add(p);
     if (Array.isArray(spec.services)) for (const sv of spec.services) if (typeof sv === 'string' && !p.services.includes(sv)) p.services.push(sv);
     p.hostname = str(spec.hostname) ?? p.hostname;
     p.version = str(spec.version) ?? p.version;
@@ -194,14 +191,17 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
     const id = str(obj(it?.metadata)?.name);
     const spec = obj(it?.spec);
     if (!it || !id || !spec) continue;
-    const p = proxyOf(id);
-    if (!inventoried.has(p) && !p.services.includes('WindowsDesktop')) p.services.push('WindowsDesktop');
+    // a proxy already there is one the inventory lists: its services are the inventory's
+    let p = byId.get(id);
+    if (!p) (p = proxyOf(id)).services.push('WindowsDesktop');
     if (!p.hostname) p.hostname = str(spec.hostname) ?? '';
     p.version ??= str(spec.teleport_version) ?? null;
   }
   for (const raw of itemsOf(snap.desktops)) {
     // the hottest loop (a desktop per Windows server): the host first, each field read once, and
-    // nothing allocated unless the desktops were asked for (a proxy's first client aside)
+    // nothing allocated unless the desktops were asked for. Counted here: windowsServers, the
+    // unlabelled, the first client in clientCode (its count: what the others leave), any further
+    // client in clientCodes/clientDesktops (a shared proxy; completed in the last loop below)
     const it = obj(raw);
     const spec = obj(it?.spec);
     const hostId = str(spec?.host_id);
@@ -214,7 +214,8 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
     const clientCode = str(obj(metadata!.labels)?.client_code) ?? null;
     p.windowsServers++;
     if (clientCode === null) p.unlabelledDesktops++;
-    else {
+    else if (p.clientCode === null) p.clientCode = clientCode;
+    else if (clientCode !== p.clientCode) {
       const i = p.clientCodes.indexOf(clientCode);
       if (i >= 0) p.clientDesktops[i]++;
       else {
@@ -245,6 +246,19 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
   for (const p of byId.values()) {
     if (!p.hostname) p.hostname = p.id;
     p.kind = kindOf(p.services);
+    if (p.clientCode !== null) {
+      // the first client joins the others (counted above; sorted below), now that the parsed lists are garbage
+      let others = 0;
+      for (const k of p.clientDesktops) others += k;
+      const first = p.windowsServers - p.unlabelledDesktops - others;
+      if (others === 0) {
+        p.clientCodes = [p.clientCode]; // most proxies: one client, arrays of their size
+        p.clientDesktops = [first];
+      } else {
+        p.clientCodes.push(p.clientCode);
+        p.clientDesktops.push(first);
+      }
+    }
     const n = p.clientCodes.length;
     if (n > 1) sortClients(p);
     p.clientCode = n === 1 ? p.clientCodes[0] : null;

@@ -47,6 +47,14 @@ describe('proxies from the cluster CLI fixtures', () => {
     expect(proxies.map((p) => p.id)).toEqual(['b']);
     expect(proxies[0].status).toBe('unreachable');
   });
+  it("takes an inventoried agent's services from the inventory, and a desktop service's alone from its listing (even listed twice)", () => {
+    const svc = (name: string) => ({ kind: 'windows_desktop_service', metadata: { name }, spec: { hostname: `${name}-host`, teleport_version: '18.4.2' } });
+    const { proxies } = buildProxies({ instances: [{ metadata: { name: 'n' }, spec: { services: ['Node'], hostname: 'n-host' } }], desktopServices: [svc('n'), svc('w'), svc('w')], desktops: [], locks: [] }, NOW);
+    expect(proxies.map((p) => [p.id, p.services, p.kind, p.hostname, p.version])).toEqual([
+      ['n', ['Node'], 'ssh', 'n-host', '18.4.2'],
+      ['w', ['WindowsDesktop'], 'gateway', 'w-host', '18.4.2'],
+    ]);
+  });
   it('ignores a lock whose expiry cannot be read rather than locking forever', () => {
     const locks = [{ metadata: { name: 'l' }, spec: { target: { server_id: 'n' }, expires: 'soon' } }];
     const { proxies } = buildProxies({ instances: [{ metadata: { name: 'n' }, spec: { services: ['Node'] } }], desktopServices: [], desktops: [], locks }, NOW);
