@@ -94,3 +94,32 @@ describe('AuditChain.appendAll', () => {
     });
   });
 });
+
+describe('a lost race under another writer (issue 28: the head is no hot spot)', () => {
+  it('after its backoff sleep an append reads the head afresh: a writer appending during that sleep costs it no further lost race', async () => {
+    const base = memoryDynamoStore('append-fresh-head');
+    const other = new AuditChain(base, 'console');
+    let tries = 0;
+    // this process's store: another process appends right before each of its first two writes,
+    // and once more during the sleep after the second lost race
+    const mine = Object.assign(Object.create(base), {
+      async transactWrite(items: Parameters<typeof base.transactWrite>[0]) {
+        tries++;
+        if (tries <= 2) await other.append(row('other', tries));
+        if (tries === 2) setTimeout(() => void other.append(row('during-sleep', 3)), 1);
+        return base.transactWrite(items);
+      },
+    }) as typeof base;
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0.99); // a ~20 ms sleep after the second loss
+    try {
+      const r = await new AuditChain(mine, 'console').append(row('mine', 9));
+      // lost twice (each time to a row written just before), then wrote at the fresh head; drafted
+      // on the head learned before its sleep, the third try would have lost to the row written during it
+      expect(tries).toBe(3);
+      expect(r.seq).toBe(4);
+    } finally {
+      random.mockRestore();
+    }
+    expect(await other.verify('full')).toEqual(expect.objectContaining({ ok: true, checked: 4 }));
+  });
+});
