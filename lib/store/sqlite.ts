@@ -113,7 +113,12 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
     }
   }
   if (!opts.readOnly) db.exec('PRAGMA synchronous = FULL');
-  if (!opts.readOnly) db.exec('CREATE TABLE IF NOT EXISTS items (pk TEXT NOT NULL, sk TEXT NOT NULL, item TEXT NOT NULL, ttl INTEGER, PRIMARY KEY (pk, sk)) WITHOUT ROWID');
+  if (!opts.readOnly) {
+    db.exec('CREATE TABLE IF NOT EXISTS items (pk TEXT NOT NULL, sk TEXT NOT NULL, item TEXT NOT NULL, ttl INTEGER, PRIMARY KEY (pk, sk)) WITHOUT ROWID');
+    // the sweep of expired items finds them without a scan of the table under the writer's lock
+    // (issue 28: 80 ms for 283,000 items here, once a minute per connection)
+    db.exec('CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL');
+  }
   const statements = new Map<string, StatementSync>();
   const sql = (text: string) => {
     let s = statements.get(text);
