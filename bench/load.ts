@@ -513,10 +513,11 @@ function goalsOf(runs: Run[], p: string): Verdict[] {
 }
 
 function proxyListRatio(): Verdict {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'bench/nodes.ts')], { encoding: 'utf8', cwd: ROOT });
-  const line = (r.stdout ?? '').split('\n').find((l) => l.includes('(administrator)')) ?? '';
+  const r = spawnSync(process.execPath, ['--expose-gc', path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'bench/nodes.ts')], { encoding: 'utf8', cwd: ROOT });
+  // the deployed form's figure (the goal's): the last of the two blocks bench/nodes prints
+  const line = (r.stdout ?? '').split('\n').filter((l) => l.includes('(administrator)')).pop() ?? '';
   const ratio = Number(/ratio ([\d.]+)/.exec(line)?.[1]);
-  const parse = /alone\s+([\d.]+) ms/.exec(r.stdout ?? '')?.[1];
+  const parse = [...(r.stdout ?? '').matchAll(/JSON alone\s+([\d.]+) ms/g)].pop()?.[1];
   return { goal: 'proxy list (5,000 proxies, 20,000 desktops) <= 1.3 x the JSON parse (bench/nodes)', measured: `${ratio.toFixed(2)} x (parse ${parse} ms)`, holds: ratio <= 1.3 };
 }
 
