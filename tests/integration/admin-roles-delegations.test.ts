@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runAdminCommand } from '../../functions/admin/cli';
 import type { ConsoleClient } from '../../local/console-client';
-import { auditMark, auditSince, nextCode, seedUser, signedIn, stack } from '../support/stack';
+import { stepUpByCode, auditMark, auditSince, seedUser, signedIn, stack } from '../support/stack';
 
 // Roles, delegations and Super administrators through the real routes (Samba directory,
 // DynamoDB Local, serverless-offline). Every refusal: status, code, audit row, nothing changed.
@@ -14,14 +14,8 @@ const ou = (name: string) => `OU=${name},${BASE}`;
 const group = (name: string) => stack.directory.groups.find((g) => g.name === name)!;
 const env = { ...process.env, ...stack.stores.console, HDC_MASTER_KEY_FILE: stack.masterKeyFile };
 
-// one step-up per operator, renewed before the 300 s window closes
-const steppedAt = new Map<string, number>();
-async function stepUp(c: ConsoleClient, username: string) {
-  if (Date.now() - (steppedAt.get(username) ?? 0) < 200_000) return;
-  const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
-  expect(r.status).toBe(200);
-  steppedAt.set(username, Date.now());
-}
+// one code step-up per operator, renewed before the 300 s window closes (tests/support/stack)
+const stepUp = stepUpByCode;
 
 let superC: ConsoleClient;
 const roles = async () => (await superC.get('/api/admin/roles')).body.roles as Array<{ id: string; name: string; permissions: string[]; version?: number }>;

@@ -12,7 +12,7 @@ import { createRuntime, decisionContext } from '../../lib/runtime';
 import { readSettings } from '../../lib/setup/settings';
 import { seedDirectory } from '../../local/seed-app';
 import type { ConsoleClient } from '../../local/console-client';
-import { auditMark, auditSince, nextCode, seedUser, signedIn, stack, store } from '../support/stack';
+import { stepUpByCode, auditMark, auditSince, seedUser, signedIn, stack, store } from '../support/stack';
 
 // Moves, renames and groups (console spec) through the real routes against the Samba directory,
 // with the write account holding exactly the exported rights model: applied here through LDAP
@@ -107,13 +107,8 @@ async function restoreSds() {
 // ---- operators
 let superC: ConsoleClient;
 let branchC: ConsoleClient;
-const steppedAt = new Map<string, number>();
-async function stepUp(c: ConsoleClient, username: string) {
-  if (Date.now() - (steppedAt.get(username) ?? 0) < 200_000) return;
-  const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
-  expect(r.status).toBe(200);
-  steppedAt.set(username, Date.now());
-}
+// one code step-up per operator, renewed before the 300 s window closes (tests/support/stack)
+const stepUp = stepUpByCode;
 const rowsOf = (rows: AuditRow[], event: string) => rows.filter((r) => r.event === event);
 
 beforeAll(async () => {

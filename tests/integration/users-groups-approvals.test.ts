@@ -11,7 +11,7 @@ import { guidFromBuffer } from '../../lib/directory/guid';
 import { getRecord, putRecord } from '../../lib/store/records';
 import type { ConsoleClient } from '../../local/console-client';
 import { RUN_DIR } from '../../local/processes';
-import { auditMark, auditSince, nextCode, profile, seedUser, signedIn, stack, store } from '../support/stack';
+import { stepUpByCode, auditMark, auditSince, profile, seedUser, signedIn, stack, store } from '../support/stack';
 
 // Users, groups and four-eyes approvals through the real routes, against the Samba directory:
 // every transition of the state table and every refusal code, each with its audit rows and the
@@ -69,14 +69,8 @@ async function createUser(dn: string, sam: string) {
   guids[sam] = guidFromBuffer((await readAttrs(dn, ['objectGUID'])).objectGUID);
 }
 
-// ---- step-up per operator, renewed before the window closes
-const steppedAt = new Map<string, number>();
-async function stepUp(c: ConsoleClient, username: string) {
-  if (Date.now() - (steppedAt.get(username) ?? 0) < 200_000) return;
-  const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
-  expect(r.status).toBe(200);
-  steppedAt.set(username, Date.now());
-}
+// one code step-up per operator, renewed before the 300 s window closes (tests/support/stack)
+const stepUp = stepUpByCode;
 
 // ---- the notification receiver: HTTPS on loopback, certificate from the local test CA
 const hookToken = randomBytes(12).toString('hex');
@@ -398,8 +392,7 @@ describe('approval requests: the state table', () => {
     expect({ status: r1.status, code: r1.body.code }).toEqual({ status: 403, code: 'reauth_required' });
     expect((await auditSince(mark)).find((x) => x.event === 'request.approved')).toMatchObject({ outcome: 'denied', reason: 'reauth_required' });
     expect(await isLocked(dave.dn)).toBe(true);
-    approver = noStep;
-    steppedAt.delete('op-approver');
+    approver = noStep; // a fresh session: stepUp steps it up (kept per client)
 
     // to_approve and count
     await stepUp(approver, 'op-approver');

@@ -125,13 +125,14 @@ export async function steppedUp(username: string): Promise<ConsoleClient> {
 }
 
 /**
- * A code step-up of this client (a test's own session), at most once per 200 s per operator in
- * this file: a test that files and approves in turn keeps its clients' windows open.
+ * A code step-up of this client (a test's own session), at most once per 200 s per session: a
+ * test that files and approves in turn keeps its clients' windows open. Kept per client, since a
+ * step-up belongs to a session: a fresh session of the same operator is not stepped up.
  */
-const codeStepUpAt = new Map<string, number>();
+const codeStepUpAt = new WeakMap<ConsoleClient, number>();
 export async function stepUpByCode(c: ConsoleClient, username: string): Promise<void> {
-  if (Date.now() - (codeStepUpAt.get(username) ?? 0) < 200_000) return;
+  if (Date.now() - (codeStepUpAt.get(c) ?? 0) < 200_000) return;
   const r = await c.post('/api/auth/reauth', { code: await nextCode(username) });
   if (r.status !== 200) throw new Error(`step-up of ${username}: ${r.status} ${r.text}`);
-  codeStepUpAt.set(username, Date.now());
+  codeStepUpAt.set(c, Date.now());
 }
