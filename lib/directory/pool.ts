@@ -3,10 +3,11 @@ import { Client, InvalidCredentialsError, type Entry, type SearchOptions } from 
 import { ApiError } from '../errors';
 import { requestDeadline } from '../request-scope';
 import { hedgedRead } from './hedged-read';
-import { deadlineRefusal, pastDeadline, withinDeadline, type Cut } from './read-deadline';
+import { deadlineRefusal, withinDeadline, type Cut } from './read-deadline';
 import { DirectoryInvalidCredentials } from './errors';
 import { ConnectionSlots } from './connection-slots';
 import { DcRoster } from './dc-roster';
+import { HealthProbe } from './health-probe';
 import { HedgeDelay } from './hedge-delay';
 import { KeptConnections } from './kept-connections';
 import { SharedHealthView } from './shared-health';
@@ -66,7 +67,6 @@ export interface SearchPage {
  * then the shared health).
  */
 export class DirectoryPool {
-  private probeTimer?: NodeJS.Timeout;
   readonly now: () => number;
 
   constructor(
@@ -79,7 +79,10 @@ export class DirectoryPool {
     this.hedge = new HedgeDelay(opts.hedgeFloorMs ?? HEDGE_FLOOR_MS, opts.hedgeCapMs ?? HEDGE_CAP_MS);
     this.roster = new DcRoster(dcs, this.sharedHealth, opts.cooldownMs, opts.connectTimeoutMs, this.now);
     this.kept = new KeptConnections(opts.keepIdleMs ?? KEEP_IDLE_MS, (client, release) => this.close(client, release));
+    this.probe = new HealthProbe({ dcs, intervalMs: opts.probeIntervalMs, roster: this.roster, sharedHealth: this.sharedHealth, newClient: (dc) => this.newClient(dc), markFailed: (dc, e) => this.markFailed(dc, e), now: this.now });
   }
+
+  private readonly probe: HealthProbe;
 
   /** failed, cooling down, retried, lost a hedge: what this instance knows of its DCs */
   private readonly roster: DcRoster;
@@ -141,7 +144,7 @@ export class DirectoryPool {
     const release = await this.slots.take(cut ? Math.max(0, cut.at - Date.now()) : undefined);
     if (cut?.expired) {
       release();
-      throw pastDeadline(cut);
+      throw deadlineRefusal(cut, false);
     }
     const client = this.newClient(dc);
     this.roster.connected(dc);
@@ -207,16 +210,17 @@ export class DirectoryPool {
     fn: (client: Client, dc: DcEndpoint) => Promise<T>,
     opts: { reuse?: boolean; hedge?: boolean } = {},
   ): Promise<T> {
-    const deadline = kind === 'read' ? requestDeadline() : undefined;
-    if (deadline && Date.now() >= deadline.at) throw deadlineRefusal(deadline, this.roster.allDown());
-    await this.sharedHealth.refresh();
+    if (kind === 'write') {
+      await this.sharedHealth.refresh();
+      return this.runWrite(creds, fn);
+    }
     // technical-account reads may keep their bound connection for the next read; a credential
     // check and a change always get a connection of their own
-    const reuse = kind === 'read' && opts.reuse === true;
-    const key = reuse ? createHash('sha256').update(`${creds.user}\n${creds.password}`).digest('hex') : '';
-    if (kind === 'write') return this.runWrite(creds, fn);
-    if (opts.hedge === false) return withinDeadline(deadline, () => this.roster.allDown(), (cut) => this.runInOrder(creds, fn, key, cut));
-    return withinDeadline(deadline, () => this.roster.allDown(), (cut) => this.runHedged(creds, fn, key, cut));
+    const key = opts.reuse === true ? createHash('sha256').update(`${creds.user}\n${creds.password}`).digest('hex') : '';
+    return withinDeadline(requestDeadline(), () => this.roster.allDown(), async (cut) => {
+      await this.sharedHealth.refresh();
+      return opts.hedge === false ? this.runInOrder(creds, fn, key, cut) : this.runHedged(creds, fn, key, cut);
+    });
   }
 
   /** A change: one DC, chosen when its connection opens; sent once. */
@@ -240,7 +244,7 @@ export class DirectoryPool {
   private async runInOrder<T>(creds: DirectoryCredentials, fn: (client: Client, dc: DcEndpoint) => Promise<T>, key: string, cut?: Cut): Promise<T> {
     const tried = new Set<string>();
     for (;;) {
-      if (cut?.expired) throw pastDeadline(cut);
+      if (cut?.expired) throw deadlineRefusal(cut, false);
       const order = this.connectionOrder().filter((dc) => !tried.has(dc.name));
       const dc = order[0];
       if (!dc) throw new ApiError(503, 'directory_unavailable');
@@ -351,53 +355,18 @@ export class DirectoryPool {
     );
   }
 
-  /**
-   * Health probe: every `probeIntervalMs`, bind on each DC untouched for that long (0 = off).
-   * A failing DC goes to the end of the order; a recovered one gets its place back (and its shared
-   * finding is cleared).
-   */
+  /** The health probe (./health-probe): a bind on each idle or shared-failed DC every `probeIntervalMs` (0 = off). */
   startHealthProbe(creds: () => Promise<DirectoryCredentials>): () => void {
-    if (this.opts.probeIntervalMs <= 0) return () => undefined;
-    this.probeTimer = setInterval(() => void this.probeIdle(creds).catch(() => undefined), this.opts.probeIntervalMs);
-    this.probeTimer.unref();
-    return () => clearInterval(this.probeTimer);
+    return this.probe.start(creds);
   }
 
-  private probing = false;
-
-  /**
-   * One probe round: every DC untouched for the interval, or failed in the shared health, at once
-   * (a frozen one costs the round its connect timeout). Probes take no connection slot.
-   */
-  async probeIdle(creds: () => Promise<DirectoryCredentials>): Promise<void> {
-    if (this.probing) return;
-    this.probing = true;
-    try {
-      await this.sharedHealth.refresh();
-      const c = await creds();
-      const now = this.now();
-      const due = this.dcs.filter((dc) => now - this.roster.lastUsed(dc) >= this.opts.probeIntervalMs || this.sharedHealth.failed(dc));
-      await Promise.all(
-        due.map(async (dc) => {
-          const client = this.newClient(dc);
-          try {
-            await client.bind(c.user, c.password);
-            this.roster.ok(dc);
-            this.sharedHealth.clear(dc);
-          } catch (e) {
-            if (isConnectionError(e)) this.markFailed(dc, e);
-          } finally {
-            await client.unbind().catch(() => undefined);
-          }
-        }),
-      );
-    } finally {
-      this.probing = false;
-    }
+  /** One probe round now (tests, and the probe's timer). */
+  probeIdle(creds: () => Promise<DirectoryCredentials>): Promise<void> {
+    return this.probe.round(creds);
   }
 
   stop() {
-    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probe.stop();
     this.kept.closeAll();
   }
 }

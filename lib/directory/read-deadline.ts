@@ -9,15 +9,20 @@ export interface Cut extends RequestDeadline {
   expired: boolean;
 }
 
-/** 503 `overloaded` (reason `deadline`), or `directory_unavailable` when every DC is known down: that is what the operator needs to hear, not "try again". */
+/**
+ * 503 `overloaded` (reason `deadline`), or `directory_unavailable` when every DC is known down:
+ * that is what the operator needs to hear, not "try again". (A try that reaches a step after the
+ * deadline answered throws it too, unheard.)
+ */
 export const deadlineRefusal = (d: RequestDeadline, allDown: boolean) => (allDown ? new ApiError(503, 'directory_unavailable') : overloaded('deadline', d.retryAfterSeconds));
 
-/** For a try that reaches a step after the deadline answered (its refusal is not heard). */
-export const pastDeadline = (cut: Cut) => overloaded('deadline', cut.retryAfterSeconds);
-
-/** `read` answered by its deadline at the latest; without one, as it goes. The read's tries already sent run on, unheard. */
-export function withinDeadline<T>(deadline: RequestDeadline | undefined, allDown: () => boolean, read: (cut?: Cut) => Promise<T>): Promise<T> {
+/**
+ * `read` answered by its deadline at the latest; without one, as it goes. Past it already: refused
+ * before anything is sent. The read's tries already sent run on, unheard.
+ */
+export async function withinDeadline<T>(deadline: RequestDeadline | undefined, allDown: () => boolean, read: (cut?: Cut) => Promise<T>): Promise<T> {
   if (!deadline) return read(undefined);
+  if (Date.now() >= deadline.at) throw deadlineRefusal(deadline, allDown());
   const cut: Cut = { ...deadline, expired: false };
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {

@@ -199,9 +199,7 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
   }
   for (const raw of itemsOf(snap.desktops)) {
     // the hottest loop (a desktop per Windows server): the host first, each field read once, and
-    // nothing allocated unless the desktops were asked for. Counted here: windowsServers, the
-    // unlabelled, the first client in clientCode (its count: what the others leave), any further
-    // client in clientCodes/clientDesktops (a shared proxy; completed in the last loop below)
+    // no object made per desktop unless the desktops were asked for: counted per client instead
     const it = obj(raw);
     const spec = obj(it?.spec);
     const hostId = str(spec?.host_id);
@@ -214,8 +212,7 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
     const clientCode = str(obj(metadata!.labels)?.client_code) ?? null;
     p.windowsServers++;
     if (clientCode === null) p.unlabelledDesktops++;
-    else if (p.clientCode === null) p.clientCode = clientCode;
-    else if (clientCode !== p.clientCode) {
+    else {
       const i = p.clientCodes.indexOf(clientCode);
       if (i >= 0) p.clientDesktops[i]++;
       else {
@@ -246,19 +243,6 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
   for (const p of byId.values()) {
     if (!p.hostname) p.hostname = p.id;
     p.kind = kindOf(p.services);
-    if (p.clientCode !== null) {
-      // the first client joins the others (counted above; sorted below), now that the parsed lists are garbage
-      let others = 0;
-      for (const k of p.clientDesktops) others += k;
-      const first = p.windowsServers - p.unlabelledDesktops - others;
-      if (others === 0) {
-        p.clientCodes = [p.clientCode]; // most proxies: one client, arrays of their size
-        p.clientDesktops = [first];
-      } else {
-        p.clientCodes.push(p.clientCode);
-        p.clientDesktops.push(first);
-      }
-    }
     const n = p.clientCodes.length;
     if (n > 1) sortClients(p);
     p.clientCode = n === 1 ? p.clientCodes[0] : null;
