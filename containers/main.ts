@@ -33,6 +33,8 @@ export interface ContainerImage {
   serviceFile: string;
   webDist?: string;
   load: HandlerLoader;
+  /** the console's reads bounded by Concurrency:ReadBudget, by route key (written in at build) */
+  readBudgetRouteKeys?: string[];
 }
 
 export async function startContainer(image: ContainerImage, env: NodeJS.ProcessEnv = process.env) {
@@ -59,6 +61,7 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
     invoke: image.role === 'password-service',
     staticApp: web,
     clientIpHeader: env.HDC_CLIENT_IP_HEADER?.toLowerCase() || undefined,
+    answerBudget: image.readBudgetRouteKeys ? { ms: config.Concurrency.ReadBudget * 1000, routeKeys: new Set(image.readBudgetRouteKeys) } : undefined,
   });
 
   // the store this container's environment names: its own SQLite file (self-hosted), or a table

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, RUN_DIR } from './processes';
+import { ROOT } from './processes';
+import { loadRouteTables } from './route-tables';
 
 // The web apps' API types, generated from the two OpenAPI documents by openapi-typescript (issue
 // 30) and committed: web/console/src/api/schema.ts and web/fleet/src/api/schema.ts. The apps
@@ -24,18 +25,10 @@ export async function apiTypesOf(app: App, doc: object): Promise<string> {
   return HEADER(app) + astToString(ast);
 }
 
-/** The documents, generated from the route tables: the route modules bundled first (ESM-only packages among them). */
-async function documents(): Promise<Record<App, object>> {
-  const { build } = await import('esbuild');
-  const out = path.join(RUN_DIR, 'api-documents.cjs');
-  await build({ entryPoints: [path.join(ROOT, 'local/api-documents.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node22', outfile: out, loader: { '.sh': 'text' }, logLevel: 'error' });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(out) as typeof import('./api-documents')).apiDocuments();
-}
 
 async function main() {
   const check = process.argv.includes('--check');
-  const docs = await documents();
+  const docs = loadRouteTables().apiDocuments();
   let stale = 0;
   for (const app of Object.keys(API_TYPES) as App[]) {
     const file = path.join(ROOT, API_TYPES[app]);

@@ -96,9 +96,14 @@ class OfflineGateway {
     const consoleApp = this.serverless.service.service === 'hdc-console';
     let budgetMs = 2000;
     let record;
+    let answerBudget;
     if (consoleApp) {
       const { loadConfig } = tsxRequire('../lib/config/index.ts', __filename);
-      budgetMs = loadConfig(process.env).config.Concurrency.StartBudget * 1000;
+      const { config } = loadConfig(process.env);
+      budgetMs = config.Concurrency.StartBudget * 1000;
+      // a read bounded by Concurrency:ReadBudget gets a turn only while it can be answered within it
+      const { loadRouteTables } = tsxRequire('./route-tables.ts', __filename);
+      answerBudget = { ms: config.Concurrency.ReadBudget * 1000, routeKeys: new Set(loadRouteTables().consoleReadBudgetRouteKeys()) };
       // the console audits a refusal once a minute per reason, as its functions do; loaded now, at
       // start: compiling it at the first refusal blocked this process (every request) for seconds
       const overloads = tsxRequire('../lib/http/console-overload.ts', __filename);
@@ -122,7 +127,8 @@ class OfflineGateway {
       const routeKey = `${request.route.method.toUpperCase()} ${request.route.path}`;
       const entry = byRoute.get(routeKey);
       if (!entry) return h.continue;
-      const release = await entry.limit.acquire(request.info.received);
+      const answerBy = answerBudget?.routeKeys.has(routeKey) ? request.info.received + answerBudget.ms : undefined;
+      const release = await entry.limit.acquire(request.info.received, answerBy);
       if (release) {
         request.app.hdcRelease = release;
         return h.continue;

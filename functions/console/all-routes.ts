@@ -1,5 +1,7 @@
 // Every console route, for the OpenAPI document and the route/serverless.yml consistency test.
 import type { ConsoleRouteGroup } from '@lib/http/console-openapi';
+import { boundByReadBudget } from '@lib/http/middlewares/admission';
+import type { Route } from '@lib/http/route';
 import { routes as accessSettings } from './access-settings';
 import { routes as adminApprovals } from './admin-approvals';
 import { routes as adminBaseline } from './admin-baseline';
@@ -73,3 +75,13 @@ const TAGS: Array<[keyof typeof consoleRoutes, string, string]> = [
 
 /** The route groups of the OpenAPI document (the document's own route is added by functions/console/openapi.ts). */
 export const consoleRouteGroups = (): ConsoleRouteGroup[] => TAGS.map(([key, tag, description]) => ({ tag, description, routes: consoleRoutes[key] }));
+
+/**
+ * The route keys ("GET /api/computers/{id}") whose answers Concurrency:ReadBudget bounds: the
+ * gateways give such a read a turn only while it can still be answered within that budget
+ * (lib/gateway/in-flight.ts). Read by the container's build and the local gateway at start.
+ */
+export const readBudgetRouteKeys = (): string[] =>
+  Object.values(consoleRoutes)
+    .flat()
+    .flatMap((r) => ('responses' in r && boundByReadBudget(r as Route) ? [`${r.method} ${r.path}`] : []));

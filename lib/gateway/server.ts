@@ -32,6 +32,12 @@ export interface GatewayOptions {
    * Lambda's throttle (invoke). Default 2 s.
    */
   startBudgetMs?: number;
+  /**
+   * Reads answered within a budget (the console's Concurrency:ReadBudget, ms) and their route keys
+   * ("GET /api/computers/{id}"): such a read is given a turn only while a run of the usual long
+   * length still ends within it (lib/gateway/in-flight.ts).
+   */
+  answerBudget?: { ms: number; routeKeys: ReadonlySet<string> };
   /** told of every refusal (the console audits it once a minute per reason) */
   onOverload?: (refusal: { function: string; route?: string; reason: string; retryAfterSeconds: number }) => void;
 }
@@ -126,7 +132,8 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
   const turn = async (fn: ServiceFunction, arrivedAt: number, route?: string, correlationId?: string): Promise<(() => void) | undefined> => {
     const limit = limits.get(fn.name);
     if (!limit) return () => undefined;
-    const release = await limit.acquire(arrivedAt);
+    const answerBy = route && opts.answerBudget?.routeKeys.has(route) ? arrivedAt + opts.answerBudget.ms : undefined;
+    const release = await limit.acquire(arrivedAt, answerBy);
     if (!release) {
       const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs) };
       logger.warn('request refused: overloaded', { ...refusal, ...limit.stats(), ...(correlationId ? { correlationId } : {}) });

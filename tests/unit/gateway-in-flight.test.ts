@@ -3,6 +3,7 @@ import { createGateway, type Handler } from '../../lib/gateway/server';
 import { InFlightLimit } from '../../lib/gateway/in-flight';
 import path from 'node:path';
 import { readServiceMap, type ServiceMap } from '../../lib/gateway/service-map';
+import { readBudgetRouteKeys } from '../../functions/console/all-routes';
 
 // In-flight requests per function on the container gateway (issue 28), capped at the function's
 // reserved concurrency the way Lambda caps its instances: the others wait their turn within the
@@ -53,6 +54,76 @@ describe('InFlightLimit', () => {
     expect(late).toBeUndefined();
     b();
     (await queued)!();
+  });
+});
+
+describe('InFlightLimit: a read with an answer deadline (Concurrency:ReadBudget)', () => {
+  // fake clock; one slot; runs of 1,200 ms learned first (the usual long run: their 90th percentile)
+  const setup = async (startBudgetMs = 2000) => {
+    const clock = { now: 0 };
+    const limit = new InFlightLimit(1, startBudgetMs, () => clock.now);
+    for (let i = 0; i < 3; i++) {
+      const r = (await limit.acquire())!;
+      clock.now += 1200;
+      r();
+    }
+    return { clock, limit };
+  };
+
+  it('the burst of bench/load: a read whose turn comes 1,900 ms after its arrival (within the start budget) is refused then, since a usual run (1,200 ms) would end past its 3 s deadline; the next in line, a change (no deadline), gets the turn', async () => {
+    const { clock, limit } = await setup(5000); // a start budget that lets both wait two rounds
+    const running = (await limit.acquire())!;
+    const arrived = clock.now;
+    const read = limit.acquire(arrived, arrived + 3000);
+    const change = limit.acquire(arrived);
+    clock.now = arrived + 1900;
+    running(); // the turn comes at 1,900 ms: 1,900 + 1,200 > 3,000
+    expect(await read).toBeUndefined();
+    const changeTurn = await change;
+    expect(changeTurn).toBeInstanceOf(Function);
+    changeTurn!();
+    expect(limit.stats()).toMatchObject({ running: 0, waiting: 0, refused: 1 });
+  });
+
+  it('a read whose turn comes 1,500 ms after its arrival still gets it (1,500 + 1,200 <= 3,000)', async () => {
+    const { clock, limit } = await setup();
+    const running = (await limit.acquire())!;
+    const arrived = clock.now;
+    const read = limit.acquire(arrived, arrived + 3000);
+    clock.now = arrived + 1500;
+    running();
+    const turn = await read;
+    expect(turn).toBeInstanceOf(Function);
+    turn!();
+    expect(limit.stats()).toMatchObject({ running: 0, refused: 0 });
+  });
+
+  it('refused at once on arrival when the queue ahead and a usual run end past its deadline; a change with the same queue waits', async () => {
+    const { clock, limit } = await setup();
+    const running = (await limit.acquire())!;
+    const arrived = clock.now;
+    // one round ahead (1,200 ms) + a usual run (1,200 ms) > a 2,000 ms deadline: no wait at all
+    expect(await limit.acquire(arrived, arrived + 2000)).toBeUndefined();
+    const change = limit.acquire(arrived);
+    expect(limit.stats()).toMatchObject({ waiting: 1, refused: 1 });
+    clock.now += 1200;
+    running();
+    (await change)!();
+  });
+});
+
+describe('the console reads the gateways hold to Concurrency:ReadBudget', () => {
+  const keys = readBudgetRouteKeys();
+  const ROOT = path.resolve(__dirname, '../..');
+  const served = new Set(readServiceMap(path.join(ROOT, 'serverless.yml'), () => 'rate(5 minutes)').functions.flatMap((f) => f.routes.map((r) => `${r.method} ${r.path}`)));
+
+  it('are reads of the route table, by the route key the gateways match (a route of serverless.yml)', () => {
+    expect(keys).toEqual(expect.arrayContaining(['GET /api/computers/{id}', 'GET /api/users', 'GET /api/audit']));
+    for (const k of keys) expect([k, served.has(k)]).toEqual([k, true]);
+  });
+
+  it('leave out the changes and the reads slow by nature (longRead)', () => {
+    for (const k of ['POST /api/computers/{id}/laps', 'GET /api/audit/verify', 'GET /api/diagnostics', 'GET /api/exports/users', 'GET /api/fleet/v1/status', 'GET /health/ready']) expect(keys).not.toContain(k);
   });
 });
 

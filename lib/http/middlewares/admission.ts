@@ -14,6 +14,13 @@ type Admitting = { config: { Concurrency: { StartBudget: number; ReadBudget: num
 const isRead = (method: string | undefined) => method === 'GET' || method === 'HEAD';
 
 /**
+ * Whether Concurrency:ReadBudget bounds a route's answers: a read (GET, HEAD) not slow by nature.
+ * The pipeline's deadline below and the gateways' turns (functions/console/all-routes.ts,
+ * readBudgetRouteKeys) both ask this.
+ */
+export const boundByReadBudget = (route: { method: string; longRead?: boolean }) => isRead(route.method) && !route.longRead;
+
+/**
  * Bounded concurrency (issue 28): a request that reaches its handler later than the start budget
  * after it arrived (the gateway's `requestContext.timeEpoch`: queued at the gateway, waiting for
  * an instance) is refused 503 `overloaded` with Retry-After before any work; so is one the
@@ -62,7 +69,7 @@ export function readDeadline(now: () => number = Date.now) {
     before: (request: HttpRequest<{ longRead?: boolean }, any, Admitting>) => {
       const ex = exchangeOf(request);
       const budgetMs = ex.rt!.config.Concurrency.ReadBudget * 1000;
-      if (!isRead(ex.method) || ex.route?.longRead || budgetMs <= 0) return;
+      if (!boundByReadBudget({ method: ex.method, longRead: ex.route?.longRead }) || budgetMs <= 0) return;
       const timeEpoch = request.event.requestContext?.timeEpoch;
       const arrived = typeof timeEpoch === 'number' ? timeEpoch : now();
       setRequestDeadline({ at: arrived + budgetMs, retryAfterSeconds: retryAfterFor(ex.rt!.config.Concurrency.StartBudget * 1000) });
