@@ -9,6 +9,7 @@ import { gatewayListener, invokeFunction, type HandlerLoader } from '../lib/gate
 import { readServiceMap } from '../lib/gateway/service-map';
 import { staticApp } from '../lib/gateway/static-files';
 import { securityHeaders } from '../lib/http/browser';
+import { prepareConsoleOverload, recordConsoleOverload } from '../lib/http/console-overload';
 import { logger } from '../lib/log';
 import { purgeServiceAudit } from '../lib/password-service/link/service-chain';
 import { storeOfEnvironment } from '../lib/store';
@@ -62,7 +63,11 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
     staticApp: web,
     clientIpHeader: env.HDC_CLIENT_IP_HEADER?.toLowerCase() || undefined,
     answerBudget: image.readBudgetRouteKeys ? { ms: config.Concurrency.ReadBudget * 1000, routeKeys: new Set(image.readBudgetRouteKeys) } : undefined,
+    // the console audits a refusal made in front of its functions once a minute per reason, as its
+    // functions' own refusals are (the local gateway does the same)
+    onOverload: image.role === 'console' ? recordConsoleOverload : undefined,
   });
+  if (image.role === 'console') prepareConsoleOverload();
 
   // the store this container's environment names: its own SQLite file (self-hosted), or a table
   const store = storeOfEnvironment(env);

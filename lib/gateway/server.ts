@@ -39,7 +39,7 @@ export interface GatewayOptions {
    */
   answerBudget?: { ms: number; routeKeys: ReadonlySet<string> };
   /** told of every refusal (the console audits it once a minute per reason) */
-  onOverload?: (refusal: { function: string; route?: string; reason: string; retryAfterSeconds: number }) => void;
+  onOverload?: (refusal: { function: string; route?: string; reason: string; retryAfterSeconds: number; correlationId?: string }) => void;
 }
 
 /** API Gateway's payload limit for HTTP APIs is 10 MB; Lambda's synchronous payload 6 MB: the smaller. */
@@ -135,8 +135,8 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
     const answerBy = route && opts.answerBudget?.routeKeys.has(route) ? arrivedAt + opts.answerBudget.ms : undefined;
     const release = await limit.acquire(arrivedAt, answerBy);
     if (!release) {
-      const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs) };
-      logger.warn('request refused: overloaded', { ...refusal, ...limit.stats(), ...(correlationId ? { correlationId } : {}) });
+      const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs), ...(correlationId ? { correlationId } : {}) };
+      logger.warn('request refused: overloaded', { ...refusal, ...limit.stats() });
       opts.onOverload?.(refusal);
     }
     return release;
