@@ -516,6 +516,9 @@ function goalsOf(runs: Run[], p: string): Verdict[] {
       measured: `${o.samples.length} requests: ${o.samples.filter(served).length} served, ${refused} refused; ${late.length} over the budget (${late.filter(served).length} served, ${late.filter(refusal).length} refused; worst ${fmt(Math.max(...o.samples.map((s) => s.ms)))} ms); ${bad.length} other answers`,
       holds: late.length === 0 && bad.length === 0,
     });
+    // the late answers themselves (the worst ten): when they arrived, how long, what they answered
+    const worst = [...late].sort((a, b) => b.ms - a.ms).slice(0, 10);
+    if (worst.length) log(`overload ${o.path}: late answers: ${worst.map((s) => `${fmt(s.ms)} ms ${s.status}${s.code ? ` ${s.code}` : ''} (sent at ${(s.at / 1000).toFixed(1)} s)`).join('; ')}`);
     out.push({ goal: `overload: p99 back at the no-fault level within ${RECOVERY_GOAL_S} s after the burst`, measured: Number.isNaN(back) ? 'never within the run' : `after ${back} s`, holds: back <= RECOVERY_GOAL_S });
   }
   const m = find('mixed');

@@ -34,8 +34,8 @@ export interface GatewayOptions {
   startBudgetMs?: number;
   /**
    * Reads answered within a budget (the console's Concurrency:ReadBudget, ms) and their route keys
-   * ("GET /api/computers/{id}"): such a read is given a turn only while a run of the usual long
-   * length still ends within it (lib/gateway/in-flight.ts).
+   * ("GET /api/computers/{id}"): such a read is given a turn only while a run as long as the
+   * function's longest recent one still ends within it (lib/gateway/in-flight.ts).
    */
   answerBudget?: { ms: number; routeKeys: ReadonlySet<string> };
   /** told of every refusal (the console audits it once a minute per reason) */

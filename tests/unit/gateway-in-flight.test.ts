@@ -58,25 +58,26 @@ describe('InFlightLimit', () => {
 });
 
 describe('InFlightLimit: a read with an answer deadline (Concurrency:ReadBudget)', () => {
-  // fake clock; one slot; runs of 1,200 ms learned first (the usual long run: their 90th percentile)
+  // fake clock; one slot; 20 runs of 100 ms, then one of 1,200 ms: the longest recent run is what a
+  // turn must leave time for (their 90th percentile, 100 ms, let reads run past their budget)
   const setup = async (startBudgetMs = 2000) => {
     const clock = { now: 0 };
     const limit = new InFlightLimit(1, startBudgetMs, () => clock.now);
-    for (let i = 0; i < 3; i++) {
+    for (const ms of [...Array<number>(20).fill(100), 1200]) {
       const r = (await limit.acquire())!;
-      clock.now += 1200;
+      clock.now += ms;
       r();
     }
     return { clock, limit };
   };
 
-  it('the burst of bench/load: a read whose turn comes 1,900 ms after its arrival (within the start budget) is refused then, since a usual run (1,200 ms) would end past its 3 s deadline; the next in line, a change (no deadline), gets the turn', async () => {
+  it('the burst of bench/load: a read whose turn comes 1,900 ms after its arrival (within the start budget) is refused then, since a run as long as the longest recent one (1,200 ms) would end past its 3 s deadline; the next in line, a change (no deadline), gets the turn', async () => {
     const { clock, limit } = await setup(5000); // a start budget that lets both wait two rounds
     const running = (await limit.acquire())!;
-    const arrived = clock.now;
+    const arrived = clock.now - 1500; // both arrived 1.5 s before the running one started
     const read = limit.acquire(arrived, arrived + 3000);
     const change = limit.acquire(arrived);
-    clock.now = arrived + 1900;
+    clock.now += 400;
     running(); // the turn comes at 1,900 ms: 1,900 + 1,200 > 3,000
     expect(await read).toBeUndefined();
     const changeTurn = await change;
@@ -88,9 +89,9 @@ describe('InFlightLimit: a read with an answer deadline (Concurrency:ReadBudget)
   it('a read whose turn comes 1,500 ms after its arrival still gets it (1,500 + 1,200 <= 3,000)', async () => {
     const { clock, limit } = await setup();
     const running = (await limit.acquire())!;
-    const arrived = clock.now;
+    const arrived = clock.now - 1100;
     const read = limit.acquire(arrived, arrived + 3000);
-    clock.now = arrived + 1500;
+    clock.now += 400;
     running();
     const turn = await read;
     expect(turn).toBeInstanceOf(Function);
@@ -98,15 +99,15 @@ describe('InFlightLimit: a read with an answer deadline (Concurrency:ReadBudget)
     expect(limit.stats()).toMatchObject({ running: 0, refused: 0 });
   });
 
-  it('refused at once on arrival when the queue ahead and a usual run end past its deadline; a change with the same queue waits', async () => {
+  it('refused at once on arrival when the queue ahead and the longest recent run end past its deadline; a change with the same queue waits', async () => {
     const { clock, limit } = await setup();
     const running = (await limit.acquire())!;
     const arrived = clock.now;
-    // one round ahead (1,200 ms) + a usual run (1,200 ms) > a 2,000 ms deadline: no wait at all
-    expect(await limit.acquire(arrived, arrived + 2000)).toBeUndefined();
+    // one round ahead (the moving average, 320 ms) + the longest run (1,200 ms) > a 1,500 ms deadline: no wait at all
+    expect(await limit.acquire(arrived, arrived + 1500)).toBeUndefined();
     const change = limit.acquire(arrived);
     expect(limit.stats()).toMatchObject({ waiting: 1, refused: 1 });
-    clock.now += 1200;
+    clock.now += 300;
     running();
     (await change)!();
   });
