@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildProxies, kindOf, networkStatus, proxiesInScope, proxyInScope, versionState, type ClusterSnapshot, type Desktop, type Proxy } from '../../../lib/fleet/nodes';
+import { buildProxies, kindOf, networkStatus, parseTimestamp, proxiesInScope, proxyInScope, versionState, type ClusterSnapshot, type Desktop, type Proxy } from '../../../lib/fleet/nodes';
 import { clientsServed } from '../../../lib/fleet/resources';
-import { listNodes, connectUrl } from '../../../lib/fleet/node-list';
+import semver from 'semver';
+import { listNodes, connectUrl, nodeRow, type NodeRow } from '../../../lib/fleet/node-list';
 import { lockRefusal } from '../../../lib/fleet/locks';
 
 // The fixture scenario of ../shared/reference/teleport/README.md, at its "now".
@@ -207,5 +208,101 @@ describe('desktops counted (the list) or materialized (detail, CSV): issue 28', 
   it("hands an administrator's list over as it is (no copy per request)", () => {
     const { proxies } = buildProxies(mixed, NOW);
     expect(proxiesInScope(proxies, undefined)).toBe(proxies);
+  });
+});
+
+describe('the table order (issue 28: rows sorted by numeric keys instead of a comparison per pair)', () => {
+  // the comparison the table was sorted with before: the order must stay exactly this one
+  const STATUS = { online: 0, slow: 1, unreachable: 2, locked: 3 } as const;
+  const version = (v: string | null) => (v ? semver.valid(semver.clean(v) ?? v) : null);
+  const byClientThenHost = (a: NodeRow, b: NodeRow) =>
+    (a.clientName ?? a.clientCode ?? '\uffff').localeCompare(b.clientName ?? b.clientCode ?? '\uffff') || a.hostname.localeCompare(b.hostname) || a.id.localeCompare(b.id);
+  const primaries = {
+    client: byClientThenHost,
+    status: (a: NodeRow, b: NodeRow) => STATUS[a.status] - STATUS[b.status],
+    version: (a: NodeRow, b: NodeRow) => {
+      const [va, vb] = [version(a.version), version(b.version)];
+      return va && vb ? semver.compare(va, vb) : va ? 1 : vb ? -1 : 0;
+    },
+    desktops: (a: NodeRow, b: NodeRow) => a.windowsServers - b.windowsServers,
+  };
+  const reference = (rows: NodeRow[], sort: keyof typeof primaries, dir: 1 | -1) => [...rows].sort((a, b) => primaries[sort](a, b) * dir || byClientThenHost(a, b));
+
+  // names localeCompare orders apart from code points: case, accents, a decomposed é equal to the
+  // composed one, digits, a code without a name; hosts repeated across clients and within one
+  const codes = ['acme', 'Acme', 'ACME', 'b', 'zulu', 'émile', 'e\u0301mile', 'emile', 'Émile', '10', '9', 'nameless', ''];
+  const names = new Map(codes.filter((c) => c !== 'nameless').map((c, i) => [c, i % 3 === 0 ? c.toUpperCase() : c]));
+  names.set('émile', '\u00c9mile').set('e\u0301mile', 'E\u0301mile'); // two clients, names localeCompare calls equal
+  let seed = 7;
+  const pick = <T,>(xs: readonly T[]): T => xs[((seed = (seed * 1103515245 + 12345) % 2147483648) >>> 16) % xs.length]; // the LCG's high bits
+  const proxies: Proxy[] = Array.from({ length: 300 }, (_, i) => {
+    const clientCodes = pick([[], [pick(codes)], [pick(codes)], [pick(codes), pick(codes)].sort()]);
+    const status = pick(['online', 'slow', 'unreachable', 'locked'] as const);
+    return {
+      id: pick([`id-${i % 40}`, `ID-${i % 40}`, `\u00edd-${i % 40}`, `i\u0301d-${i % 40}`]), // ties: equal rows, and í composed or not
+      hostname: pick(['gw-1', 'GW-1', 'gw-10', 'gw-9', 'gẃ-2', `h-${i % 17}`, '']),
+      kind: pick(['gateway', 'ssh'] as const),
+      services: [],
+      clientCode: clientCodes.length === 1 ? clientCodes[0] : null,
+      clientCodes,
+      clientDesktops: clientCodes.map(() => 1),
+      unlabelledDesktops: 0,
+      shared: clientCodes.length > 1,
+      version: pick(['18.4.2', 'v18.4.2', '17.7.3', '18.10.0', 'junk', null]),
+      lastSeen: `row ${i}`, // no sort reads it: tells equal rows apart
+      networkStatus: status === 'locked' ? 'online' : status,
+      locked: status === 'locked',
+      status,
+      updateNeeded: false,
+      incompatible: false,
+      windowsServers: pick([0, 1, 2, 3, 10, 250]),
+      locks: [],
+    };
+  });
+  // equal rows of two clients localeCompare calls equal, listed against the order their clients were first seen
+  [['émile', 'first'], ['e\u0301mile', 'dup'], ['émile', 'dup']].forEach(([code, host], k) =>
+    Object.assign(proxies[k], { clientCode: code, clientCodes: [code], clientDesktops: [1], shared: false, hostname: host, id: host, status: 'online', networkStatus: 'online', locked: false, version: '18.4.2', windowsServers: 1 }),
+  );
+  const rows = proxies.map((p) => nodeRow(p, names));
+
+  it.each(['client', 'status', 'version', 'desktops'] as const)('sorts by %s as the comparison did, both ways, ties in their listed order', (sort) => {
+    for (const dir of [1, -1] as const) {
+      const got = listNodes(proxies, { all: true, sort, dir: dir === 1 ? 'asc' : 'desc' }, names).nodes;
+      const want = reference(rows, sort, dir);
+      expect(got.length).toBe(300);
+      expect(got.map((r) => r.lastSeen)).toEqual(want.map((r) => r.lastSeen)); // each row's own place, equal rows too
+      expect(got).toEqual(want);
+    }
+  });
+  it('groups by client in the client order', () => {
+    const groups = listNodes(proxies, { all: true, sort: 'status', group: 'client' }, names).groups!;
+    const expected = new Map<string, string[]>();
+    for (const r of reference(reference(rows, 'status', 1), 'client', 1)) expected.set(r.clientCode ?? '', [...(expected.get(r.clientCode ?? '') ?? []), r.id]);
+    expect(groups.map((g) => [g.clientCode ?? '', g.nodeIds])).toEqual([...expected.entries()]);
+  });
+});
+
+describe('timestamps read as Date.parse reads them (issue 28: the CLI\'s form without the generic parser)', () => {
+  it.each([
+    '2026-11-21T11:59:00Z', '2026-11-21T11:59:00.5Z', '2026-11-21T11:59:00.12Z', '2026-11-21T11:59:00.123512734Z', '2026-11-21T11:59:00.9999999999Z',
+    '2024-02-29T23:59:59.999Z', '2026-02-29T00:00:00Z', '2100-02-29T00:00:00Z', '2000-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-11-21T24:00:00Z', '2026-11-21T11:59:60Z',
+    '2026-11-21 11:59:00Z', '2026-11-21T11:59:00z', '2026-11-21T11:59:00+00:00', '+002026-11-21T11:59:00Z', '0099-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z',
+    '1970-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-11-21T11:59:00.Z', '2026-11-21T11:59:00.-12Z', '2026-11-21T11:59:00.1e2Z', '２026-11-21T11:59:00Z', 'yesterday', '',
+  ])('%j', (s) => expect(parseTimestamp(s)).toBe(Date.parse(s)));
+  it('agrees with Date.parse on 50,000 generated timestamps, valid or not', () => {
+    let seed = 11;
+    const r = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) >>> 8) % k;
+    const pad = (x: number, w: number) => String(x).padStart(w, '0');
+    const wrong: string[] = [];
+    for (let i = 0; i < 50_000; i++) {
+      const digits = Array.from({ length: r(12) }, () => r(10)).join('');
+      let s = `${pad(r(10) < 8 ? 1960 + r(150) : r(10000), 4)}-${pad(r(15), 2)}-${pad(r(34), 2)}T${pad(r(26), 2)}:${pad(r(62), 2)}:${pad(r(62), 2)}${digits ? '.' + digits : ''}Z`;
+      if (r(20) === 0) {
+        const at = r(s.length);
+        s = s.slice(0, at) + String.fromCharCode(32 + r(95)) + s.slice(at + 1);
+      }
+      if (!Object.is(parseTimestamp(s), Date.parse(s))) wrong.push(s);
+    }
+    expect(wrong).toEqual([]);
   });
 });
