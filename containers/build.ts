@@ -99,11 +99,6 @@ const IMAGES: NodeImage[] = [
   { name: 'hdc-fleet', role: 'fleet', serviceFile: 'serverless.fleet.yml', webDist: 'web/fleet/dist' },
 ];
 
-/** The console's reads bounded by Concurrency:ReadBudget: from its route table, loaded only for its image. */
-function consoleReadBudgetRouteKeys(): string[] {
-  return loadRouteTables().consoleReadBudgetRouteKeys();
-}
-
 /** The image's entry: every handler module of its service file, loaded on its first request (a cold start, as on Lambda). */
 function entrySource(img: NodeImage, entryDir: string, root: string, webDir?: string): string {
   const map = readServiceMap(path.join(ROOT, img.serviceFile), () => 'rate(1 day)');
@@ -140,7 +135,7 @@ else startContainer({
   root: ${JSON.stringify(root)},
   serviceFile: ${JSON.stringify(path.basename(img.serviceFile))},
   ${webDir ? `webDist: ${JSON.stringify(webDir)},` : ''}
-  ${img.role === 'console' ? `readBudgetRouteKeys: ${JSON.stringify(consoleReadBudgetRouteKeys())},` : ''}
+  ${img.role === 'console' ? `readBudgetRouteKeys: ${JSON.stringify(loadRouteTables().readBudgetRouteKeys())},` : ''}
   load: async (module, exportName) => modules[module]()[exportName],
 }).catch((e) => { console.error('container failed to start: ' + (e as Error).message); process.exit(1); });
 `;

@@ -1,4 +1,3 @@
-import { readBudgetRouteKeys } from '../functions/console/all-routes';
 import { consoleDocument } from '../functions/console/openapi';
 import { fleetDocument } from '../functions/fleet/openapi';
 
@@ -7,4 +6,4 @@ import { fleetDocument } from '../functions/fleet/openapi';
 export const apiDocuments = () => ({ console: consoleDocument({ helpdeskEnabled: true }), fleet: fleetDocument() });
 
 /** The console's reads bound by Concurrency:ReadBudget, by route key (the gateways' turns). */
-export const consoleReadBudgetRouteKeys = readBudgetRouteKeys;
+export { readBudgetRouteKeys } from '../functions/console/all-routes';

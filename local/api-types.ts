@@ -25,7 +25,6 @@ export async function apiTypesOf(app: App, doc: object): Promise<string> {
   return HEADER(app) + astToString(ast);
 }
 
-
 async function main() {
   const check = process.argv.includes('--check');
   const docs = loadRouteTables().apiDocuments();

@@ -103,7 +103,7 @@ class OfflineGateway {
       budgetMs = config.Concurrency.StartBudget * 1000;
       // a read bounded by Concurrency:ReadBudget gets a turn only while it can be answered within it
       const { loadRouteTables } = tsxRequire('./route-tables.ts', __filename);
-      answerBudget = { ms: config.Concurrency.ReadBudget * 1000, routeKeys: new Set(loadRouteTables().consoleReadBudgetRouteKeys()) };
+      answerBudget = { ms: config.Concurrency.ReadBudget * 1000, routeKeys: new Set(loadRouteTables().readBudgetRouteKeys()) };
       // the console audits a refusal once a minute per reason, as its functions do; loaded now, at
       // start: compiling it at the first refusal blocked this process (every request) for seconds
       const overloads = tsxRequire('../lib/http/console-overload.ts', __filename);

@@ -54,16 +54,6 @@ export function admission(now: () => number = Date.now) {
 }
 
 /**
- * A read's answer budget (issue 28, after bench/load on serverless-offline: reads admitted in time
- * then ran 21–29 s, each directory wait bounded only by Directory:OperationTimeout while the
- * overload starved the DCs): a GET or HEAD is answered within Concurrency:ReadBudget of its
- * arrival. The deadline goes into the request scope, and every directory read the request starts
- * is given what is left of it (lib/directory/pool.ts): one still waiting then is answered 503
- * `overloaded`, reason `deadline`. Changes never get one (a change cut short has an unknown
- * outcome), nor do the reads slow by nature (`longRead`: diagnostics, exports, the audit walk).
- * Placed after the route match, before the session (whose directory reads it bounds too).
- */
-/**
  * The share of a read's budget its directory reads get (2 s of 3): the rest is kept to answer a
  * refusal within the budget. bench/load's overload on serverless-offline found refusals made at
  * the full budget answered 0.1 to 1.7 s late: a refusal's once-a-minute audit window is a store
@@ -71,6 +61,16 @@ export function admission(now: () => number = Date.now) {
  */
 export const DIRECTORY_SHARE = 2 / 3;
 
+/**
+ * A read's answer budget (issue 28, after bench/load on serverless-offline: reads admitted in time
+ * then ran 21–29 s, each directory wait bounded only by Directory:OperationTimeout while the
+ * overload starved the DCs): a GET or HEAD is answered within Concurrency:ReadBudget of its
+ * arrival. The directory's deadline (DIRECTORY_SHARE of the budget) goes into the request scope,
+ * and every directory read the request starts is given what is left of it (lib/directory/pool.ts):
+ * one still waiting then is answered 503 `overloaded`, reason `deadline`. Changes never get one (a change cut short has an unknown
+ * outcome), nor do the reads slow by nature (`longRead`: diagnostics, exports, the audit walk).
+ * Placed after the route match, before the session (whose directory reads it bounds too).
+ */
 export function readDeadline(now: () => number = Date.now) {
   return {
     name: 'readDeadline',
