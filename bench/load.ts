@@ -47,6 +47,8 @@ interface Answer {
   status: number;
   code?: string;
   retryAfter?: string;
+  /** X-Correlation-Id: a late answer is found in the stack's logs by it */
+  correlationId?: string;
 }
 
 function send(base: string, session: ConsoleClient, method: string, p: string, body?: unknown): Promise<Answer> {
@@ -72,7 +74,7 @@ function send(base: string, session: ConsoleClient, method: string, p: string, b
             code = undefined;
           }
         }
-        resolve({ status: res.statusCode ?? 0, code, retryAfter: res.headers['retry-after'] as string | undefined });
+        resolve({ status: res.statusCode ?? 0, code, retryAfter: res.headers['retry-after'] as string | undefined, correlationId: res.headers['x-correlation-id'] as string | undefined });
       });
       res.on('error', () => resolve({ status: 0, code: 'response_error' }));
     });
@@ -127,6 +129,7 @@ interface Sample {
   status: number;
   code?: string;
   retryAfter?: string;
+  correlationId?: string;
 }
 interface Mark {
   at: number;
@@ -518,7 +521,7 @@ function goalsOf(runs: Run[], p: string): Verdict[] {
     });
     // the late answers themselves (the worst ten): when they arrived, how long, what they answered
     const worst = [...late].sort((a, b) => b.ms - a.ms).slice(0, 10);
-    if (worst.length) log(`overload ${o.path}: late answers: ${worst.map((s) => `${fmt(s.ms)} ms ${s.status}${s.code ? ` ${s.code}` : ''} (sent at ${(s.at / 1000).toFixed(1)} s)`).join('; ')}`);
+    if (worst.length) log(`overload ${o.path}: late answers: ${worst.map((s) => `${fmt(s.ms)} ms ${s.status}${s.code ? ` ${s.code}` : ''} (sent at ${(s.at / 1000).toFixed(1)} s${s.correlationId ? `, ${s.correlationId}` : ''})`).join('; ')}`);
     out.push({ goal: `overload: p99 back at the no-fault level within ${RECOVERY_GOAL_S} s after the burst`, measured: Number.isNaN(back) ? 'never within the run' : `after ${back} s`, holds: back <= RECOVERY_GOAL_S });
   }
   const m = find('mixed');

@@ -35,7 +35,9 @@ export async function recordOverload(rt: { store: Store; audit: AuditChain }, re
   if ((quiet.get(reason) ?? 0) > t) return;
   quiet.set(reason, t + MINUTE_MS); // also while the store answers: one ask per burst
   try {
-    const taken = await takeFromWindows(rt.store, [{ scope: 'overload-audit', subject: reason, limit: 1, windowMs: MINUTE_MS }], { assumeSpanEmpty: true, maxTries: 3, now });
+    // read first (a read never waits for the writer's lock): of the instances that refuse in the
+    // same minute only the first writes; the others see its entry and stay quiet without a write
+    const taken = await takeFromWindows(rt.store, [{ scope: 'overload-audit', subject: reason, limit: 1, windowMs: MINUTE_MS }], { maxTries: 3, now });
     if (!taken.admitted) {
       // another instance wrote this minute's row: quiet until its minute ends
       quiet.set(reason, t + Math.max(1000, taken.retryAfterMs));

@@ -153,7 +153,13 @@ describe('once a minute per reason, across instances', () => {
     await refuse();
     forgetOverloadsForTests(); // the second instance: nothing remembered locally, the store decides
     t += 30_000;
+    // it reads the window and writes nothing (a write would wait for the writer's lock the
+    // overload keeps busy: issue 28, refusals answered past their budget on serverless-offline)
+    const writes = ['put', 'update', 'delete', 'transactWrite', 'batchWrite'] as const;
+    const spies = writes.map((w) => jest.spyOn(store, w));
     await refuse();
+    expect(spies.map((s) => s.mock.calls.length)).toEqual(writes.map(() => 0));
+    spies.forEach((s) => s.mockRestore());
     forgetOverloadsForTests();
     t += 29_900;
     await refuse();
