@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { overloaded } from '../errors';
 import { auditLogger } from '../log';
+import type { RequestDeadline } from '../request-scope';
 import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from '../store';
 import { canonicalJson, chainHashOfText } from './canonical';
 import { MAX_ROWS_PER_APPEND } from './chain-reader';
@@ -83,6 +85,17 @@ export interface AuditDraft {
   lost(reasons: CancellationReason[]): void;
 }
 
+export interface AppendOptions {
+  /**
+   * A read's deadline (issue 28): a row not written by then is not written at all, and the append
+   * throws 503 `overloaded` (reason `deadline`). Only for rows written before the caller acts (a
+   * read's decision): the caller then refuses instead of acting. Under an overload on
+   * serverless-offline (one SQLite file, a writer per worker thread) an append lost races to the
+   * head for over a second, and reads served or refused after it ran past their answer budget.
+   */
+  deadline?: RequestDeadline;
+}
+
 /** Rows ready to append (see `AuditChain.prepare`). */
 export interface PreparedRows {
   bases: Array<AuditInput & { id: string }>;
@@ -126,21 +139,23 @@ export class AuditChain extends VerifiedChain {
   // ---- writing ----
 
   /** Append one row; retries on a lost race until it is written. Also writes it to stdout (category Audit). */
-  async append(input: AuditInput): Promise<AuditRow> {
-    return (await this.appendAll([input]))[0];
+  async append(input: AuditInput, opts: AppendOptions = {}): Promise<AuditRow> {
+    return (await this.appendAll([input], opts))[0];
   }
 
   /**
    * Append rows that belong together (a decision and its outcome) in one conditional transaction:
    * consecutive sequences, one move of the head, all or nothing. Retries on a lost race until written.
    */
-  async appendAll(inputs: AuditInput[]): Promise<AuditRow[]> {
-    return inProcessTurn(this.store, this.chain, () => this.appendInTurn(inputs));
+  async appendAll(inputs: AuditInput[], opts: AppendOptions = {}): Promise<AuditRow[]> {
+    return inProcessTurn(this.store, this.chain, () => this.appendInTurn(inputs, opts.deadline));
   }
 
-  private async appendInTurn(inputs: AuditInput[]): Promise<AuditRow[]> {
+  private async appendInTurn(inputs: AuditInput[], deadline: RequestDeadline | undefined): Promise<AuditRow[]> {
     const prepared = this.prepare(inputs);
     for (let attempt = 0; attempt < 500; attempt++) {
+      // not tried past the deadline: the caller has not acted yet, and answers 503 instead
+      if (deadline && this.now() >= deadline.at) throw overloaded('deadline', deadline.retryAfterSeconds);
       const draft = await this.draft(prepared);
       try {
         await this.store.transactWrite(draft.items);
@@ -153,7 +168,8 @@ export class AuditChain extends VerifiedChain {
         // another writer backs off with full jitter, growing exponentially: many writers (one per
         // instance) spread out instead of colliding again on the next slot
         if (attempt > 0) {
-          await new Promise((r) => setTimeout(r, Math.random() * Math.min(BACKOFF_CAP_MS, 10 * 2 ** Math.min(attempt, 7))));
+          const sleep = Math.random() * Math.min(BACKOFF_CAP_MS, 10 * 2 ** Math.min(attempt, 7));
+          await new Promise((r) => setTimeout(r, deadline ? Math.max(0, Math.min(sleep, deadline.at - this.now())) : sleep));
           // the head learned before the sleep is stale by now (issue 28, measured: under 100 appends
           // a second from 10 threads, an append drafted on it lost every race for 12 to 42 s)
           this.lastKnown = undefined;

@@ -1,4 +1,4 @@
-import type { AuditInput } from '../audit';
+import type { AppendOptions, AuditInput } from '../audit';
 import type { Config } from '../config';
 import type { Directory, DirectoryCredentials } from '../directory';
 import { protectedGroupSidsOf, type InstanceSettings, type ManagedOu } from '../setup/settings';
@@ -28,7 +28,7 @@ export const isOwnAccount = (op: OperatorRef, guid: string) => [op.guid, ...(op.
 export interface DecisionHost {
   config: Config;
   store: Store;
-  audit: { append(row: AuditInput): Promise<unknown> };
+  audit: { append(row: AuditInput, opts?: AppendOptions): Promise<unknown> };
   /** The console's write account (group members, user attributes, account state). */
   writeCreds(): Promise<DirectoryCredentials>;
 }

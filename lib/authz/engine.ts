@@ -5,6 +5,7 @@ import { DecisionContext, isOwnAccount, type OperatorRef, type ScopedGrant } fro
 import type { Permission } from './permissions';
 import { REQUIRES, type OperatorRights } from './rights';
 import type { AuditInput } from '../audit';
+import { requestDeadline } from '../request-scope';
 
 export { DecisionContext, type DecisionHost, type OperatorRef, type ScopedGrant } from './context';
 
@@ -94,7 +95,9 @@ export async function recordDecision(
   decision: Decision,
   opts: { correlationId: string; ticket?: string },
 ): Promise<void> {
-  await ctx.rt.audit.append(decisionAuditRow(actor, kind, action, guid, decision, opts));
+  // a read's decision is written within its deadline or not at all: the read is then refused
+  // 503 `overloaded`, before anything is shown (issue 28)
+  await ctx.rt.audit.append(decisionAuditRow(actor, kind, action, guid, decision, opts), { deadline: requestDeadline() });
 }
 
 /** The `authz.decision` row of a decision (written by `recordDecision`, or with the action's own row in one append). */

@@ -1,4 +1,6 @@
 import { AuditChain, CONTENDED_MS, MAX_ROWS_PER_APPEND, type AuditInput } from '../../lib/audit';
+import { recordDecision } from '../../lib/authz/engine';
+import { inRequestScope, setRequestDeadline } from '../../lib/request-scope';
 import { memoryDynamoStore, observe } from '../support/memory-store';
 
 // A decision and its outcome go to the chain in one write (the LAPS reveal): consecutive
@@ -121,5 +123,73 @@ describe('a lost race under another writer (issue 28: the head is no hot spot)',
       random.mockRestore();
     }
     expect(await other.verify('full')).toEqual(expect.objectContaining({ ok: true, checked: 4 }));
+  });
+});
+
+describe("a read's decision row within its deadline (issue 28)", () => {
+  // another process wins the head before each of this one's writes, for as long as it tries
+  const contended = (name: string) => {
+    const base = memoryDynamoStore(name);
+    const other = new AuditChain(base, 'console');
+    let tries = 0;
+    const mine = Object.assign(Object.create(base), {
+      async transactWrite(items: Parameters<typeof base.transactWrite>[0]) {
+        tries++;
+        await other.append(row('other', tries));
+        return base.transactWrite(items);
+      },
+    }) as typeof base;
+    return { base, mine, tries: () => tries };
+  };
+
+  it('an append still losing races at its deadline gives up: 503 overloaded (reason deadline, its Retry-After), its row never written, the chain whole', async () => {
+    const { base, mine, tries } = contended('append-deadline');
+    const started = Date.now();
+    const deadline = { at: started + 150, retryAfterSeconds: 2 };
+    const err = await new AuditChain(mine, 'console').append(row('authz.decision', 1), { deadline }).catch((e) => e);
+    expect(err).toEqual(expect.objectContaining({ status: 503, code: 'overloaded', overloadReason: 'deadline', details: { retryAfterSeconds: 2 } }));
+    expect(Date.now() - started).toBeLessThan(150 + 100); // no backoff sleep past the deadline
+    expect(tries()).toBeGreaterThan(1);
+    const chain = new AuditChain(base, 'console');
+    const events = [];
+    for (let seq = 1; seq <= (await chain.extent()).headSeq; seq++) events.push((await chain.row(seq))?.event);
+    expect(events).not.toContain('authz.decision');
+    expect(events.length).toBe(tries()); // only the other writer's rows
+    expect(await chain.verify('full')).toEqual(expect.objectContaining({ ok: true }));
+  });
+
+  it('a deadline already past: refused before any write', async () => {
+    const { mine, tries } = contended('append-deadline-past');
+    await expect(new AuditChain(mine, 'console').append(row('authz.decision', 1), { deadline: { at: Date.now() - 1, retryAfterSeconds: 2 } })).rejects.toEqual(
+      expect.objectContaining({ code: 'overloaded', overloadReason: 'deadline' }),
+    );
+    expect(tries()).toBe(0);
+  });
+
+  it("a read's authz.decision row (recordDecision) is bounded by the request's deadline", async () => {
+    const { base, mine } = contended('decision-deadline');
+    const actor = { identity: { guid: 'g-op', username: 'op', provider: 'ad' }, ip: '127.0.0.1' };
+    const decision = { allowed: false, status: 404, reason: 'not_found' };
+    const err = await inRequestScope(async () => {
+      setRequestDeadline({ at: Date.now() + 100, retryAfterSeconds: 2 }); // as readDeadline does for a GET
+      return recordDecision({ rt: { audit: new AuditChain(mine, 'console') } } as never, actor as never, 'computer', 'computers.read', 'g-pc', decision as never, { correlationId: 'c1' }).catch((e) => e);
+    });
+    expect(err).toEqual(expect.objectContaining({ code: 'overloaded', overloadReason: 'deadline' }));
+    const chain = new AuditChain(base, 'console');
+    for (let seq = 1; seq <= (await chain.extent()).headSeq; seq++) expect((await chain.row(seq))?.event).toBe('other');
+  });
+
+  it('without a deadline (a change, a job) the same append goes on until it is written', async () => {
+    const base = memoryDynamoStore('append-no-deadline');
+    const other = new AuditChain(base, 'console');
+    let tries = 0;
+    const mine = Object.assign(Object.create(base), {
+      async transactWrite(items: Parameters<typeof base.transactWrite>[0]) {
+        if (++tries <= 4) await other.append(row('other', tries));
+        return base.transactWrite(items);
+      },
+    }) as typeof base;
+    const r = await new AuditChain(mine, 'console').append(row('authz.decision', 1));
+    expect([tries, r.seq]).toEqual([5, 5]);
   });
 });
