@@ -200,17 +200,94 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
   // one small function per list (issue 28, bench/nodes): each is optimized on its own feedback; in
   // one function, the loop optimized first deoptimized on reaching the next (no feedback yet for
   // its accesses), so a fresh instance ran its first requests half in the interpreter
-  const fold: Fold = { byId: new Map(), withDesktops: options.desktops === true, versions: new Map() };
-  const clusterVersion = foldInstances(fold, itemsOf(snap.instances));
+  const instances = itemsOf(snap.instances);
+  const fold: Fold = { byId: new ProxyIndex(instances.length), withDesktops: options.desktops === true, versions: new Map() };
+  const clusterVersion = foldInstances(fold, instances);
   foldDesktopServices(fold, itemsOf(snap.desktopServices));
   foldDesktops(fold, itemsOf(snap.desktops));
   foldLocks(fold, itemsOf(snap.locks), now);
   return { proxies: completeProxies(fold, clusterVersion, now), clusterVersion };
 }
 
+/**
+ * The proxies of one buildProxies by id, in the order they were first listed (issue 28, bench/nodes).
+ * A Map keyed by the CLI's ids hashed every id string of the desktops list in full (each a fresh
+ * string of JSON.parse, its hash not yet computed): about 2 of the desktops loop's 4 ms. Here an id's
+ * slot comes from its length, its first 8 characters and its last one (a host UUID's first 8 are
+ * random), probed linearly and confirmed by comparing the whole id, so the answer is the Map's;
+ * ids that find no free slot within a few probes (ids alike where the slot is taken, as hostile
+ * input could make them) go to a Map instead, so no input costs more than a few probes and a Map.
+ */
+export class ProxyIndex {
+  /** every proxy, in the order added */
+  readonly list: Proxy[] = [];
+  private slots: (Proxy | undefined)[] = [];
+  private mask = 0;
+  private overflow: Map<string, Proxy> | undefined;
+
+  constructor(expected = 0) {
+    this.resize(expected);
+  }
+
+  get(id: string): Proxy | undefined {
+    const { slots, mask } = this;
+    let i = slotOf(id, mask);
+    for (let k = 0; k < PROBES; k++) {
+      const p = slots[i];
+      if (p === undefined) return undefined; // slots are never emptied: the id was never added
+      if (p.id === id) return p;
+      i = (i + 1) & mask;
+    }
+    return this.overflow?.get(id);
+  }
+
+  /** Add a proxy whose id get does not find. */
+  add(p: Proxy): void {
+    this.list.push(p);
+    if (this.list.length * 2 > this.mask + 1) this.resize(this.list.length);
+    else this.place(p);
+  }
+
+  private place(p: Proxy) {
+    const { slots, mask } = this;
+    let i = slotOf(p.id, mask);
+    for (let k = 0; k < PROBES; k++) {
+      if (slots[i] === undefined) {
+        slots[i] = p;
+        return;
+      }
+      i = (i + 1) & mask;
+    }
+    (this.overflow ??= new Map()).set(p.id, p);
+  }
+
+  /** Slots for at least twice `count` ids (at most half full), every proxy placed again. */
+  private resize(count: number) {
+    let size = 16;
+    while (size < count * 2) size *= 2;
+    this.slots = new Array<Proxy | undefined>(size).fill(undefined);
+    this.mask = size - 1;
+    this.overflow = undefined;
+    for (const p of this.list) this.place(p);
+  }
+}
+
+/** Probes before an id goes to the index's Map. */
+const PROBES = 8;
+
+/** An id's first slot: its length, first 8 characters and last one, mixed. */
+function slotOf(id: string, mask: number): number {
+  const n = id.length;
+  let x = n;
+  const m = n < 8 ? n : 8;
+  for (let i = 0; i < m; i++) x = Math.imul(x ^ id.charCodeAt(i), 0x9e3779b1);
+  if (n > 8) x = Math.imul(x ^ id.charCodeAt(n - 1), 0x85ebca6b);
+  return (x ^ (x >>> 15)) & mask;
+}
+
 /** The state of one buildProxies: one record per agent, and versions parsed once per distinct string. */
 interface Fold {
-  byId: Map<string, Proxy>;
+  byId: ProxyIndex;
   withDesktops: boolean;
   versions: Map<string, string | null>;
 }
@@ -223,14 +300,19 @@ function cleanOnce(fold: Fold, v: string | null): string | null {
 }
 
 function newProxy(fold: Fold, id: string): Proxy {
-  // every field in its final order; the derived ones are completed by completeProxies
+  // every field in its final order; kind and network status set by the fold that makes it (the
+  // defaults are those of no services and no heartbeat), the other derived ones by completeProxies
   const p: Proxy = { id, hostname: '', kind: 'other', services: [], clientCode: null, clientCodes: [], clientDesktops: [], unlabelledDesktops: 0, shared: false, version: null, lastSeen: null, networkStatus: 'unreachable', locked: false, status: 'unreachable', updateNeeded: false, incompatible: false, windowsServers: 0, locks: [] };
   if (fold.withDesktops) p.desktops = [];
-  fold.byId.set(id, p);
+  fold.byId.add(p);
   return p;
 }
 
-/** The inventory: services, hostname, version, last heartbeat. Returns the cluster's version (the Auth service's). */
+/**
+ * The inventory: services, hostname, version, last heartbeat. Returns the cluster's version (the Auth
+ * service's). The kind and the network status are derived here, while the item's services and
+ * last_seen were just parsed (issue 28: read again at the end, each was a cache miss per proxy).
+ */
 function foldInstances(fold: Fold, items: unknown[]): string | null {
   let clusterVersion: string | null = null;
   for (const raw of items) {
@@ -259,7 +341,9 @@ function foldDesktopServices(fold: Fold, items: unknown[]) {
     if (!it || !id || !spec) continue;
     // a proxy already there is one the inventory lists: its services are the inventory's
     let p = fold.byId.get(id);
-    if (!p) (p = newProxy(fold, id)).services.push('WindowsDesktop');
+    if (!p) {
+      (p = newProxy(fold, id)).services.push('WindowsDesktop');
+    }
     if (!p.hostname) p.hostname = str(spec.hostname) ?? '';
     p.version ??= str(spec.teleport_version) ?? null;
   }
@@ -312,18 +396,18 @@ function foldLocks(fold: Fold, items: unknown[], now: number) {
   }
 }
 
-/** The derived fields (kind, clients, statuses, version states: one per distinct version), in place. */
+/** The derived fields (clients, displayed status, version states: one per distinct version), in place; kind and network status come from the folds. */
 function completeProxies(fold: Fold, clusterVersion: string | null, now: number): Proxy[] {
   const states = new Map<string, { updateNeeded: boolean; incompatible: boolean }>();
   const proxies: Proxy[] = [];
-  for (const p of fold.byId.values()) {
+  for (const p of fold.byId.list) {
     if (!p.hostname) p.hostname = p.id;
     p.kind = kindOf(p.services);
+    p.networkStatus = networkStatus(p.lastSeen, now);
     const n = p.clientCodes.length;
     if (n > 1) sortClients(p);
     p.clientCode = n === 1 ? p.clientCodes[0] : null;
     p.shared = n > 1 || (n > 0 && p.unlabelledDesktops > 0);
-    p.networkStatus = networkStatus(p.lastSeen, now);
     p.locked = p.locks.length > 0;
     p.status = p.locked ? 'locked' : p.networkStatus;
     const key = p.version ?? '';
