@@ -300,19 +300,15 @@ function cleanOnce(fold: Fold, v: string | null): string | null {
 }
 
 function newProxy(fold: Fold, id: string): Proxy {
-  // every field in its final order; kind and network status set by the fold that makes it (the
-  // defaults are those of no services and no heartbeat), the other derived ones by completeProxies
+  // every field in its final order; the derived ones (kind, network status, status...) are
+  // completed by completeProxies
   const p: Proxy = { id, hostname: '', kind: 'other', services: [], clientCode: null, clientCodes: [], clientDesktops: [], unlabelledDesktops: 0, shared: false, version: null, lastSeen: null, networkStatus: 'unreachable', locked: false, status: 'unreachable', updateNeeded: false, incompatible: false, windowsServers: 0, locks: [] };
   if (fold.withDesktops) p.desktops = [];
   fold.byId.add(p);
   return p;
 }
 
-/**
- * The inventory: services, hostname, version, last heartbeat. Returns the cluster's version (the Auth
- * service's). The kind and the network status are derived here, while the item's services and
- * last_seen were just parsed (issue 28: read again at the end, each was a cache miss per proxy).
- */
+/** The inventory: services, hostname, version, last heartbeat. Returns the cluster's version (the Auth service's). */
 function foldInstances(fold: Fold, items: unknown[]): string | null {
   let clusterVersion: string | null = null;
   for (const raw of items) {
