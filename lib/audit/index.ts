@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { overloaded } from '../errors';
 import { auditLogger } from '../log';
 import type { RequestDeadline } from '../request-scope';
 import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from '../store';
@@ -88,12 +87,20 @@ export interface AuditDraft {
 export interface AppendOptions {
   /**
    * A read's deadline (issue 28): a row not written by then is not written at all, and the append
-   * throws 503 `overloaded` (reason `deadline`). Only for rows written before the caller acts (a
+   * throws AppendPastDeadline (the read answers 503 `overloaded`, reason `deadline`). Only for rows written before the caller acts (a
    * read's decision): the caller then refuses instead of acting. Under an overload on
    * serverless-offline (one SQLite file, a writer per worker thread) an append lost races to the
    * head for over a second, and reads served or refused after it ran past their answer budget.
    */
   deadline?: RequestDeadline;
+}
+
+/** An append given up at its deadline (AppendOptions.deadline): nothing was written. */
+export class AppendPastDeadline extends Error {
+  constructor(readonly deadline: RequestDeadline) {
+    super('audit append not written by its deadline');
+    this.name = 'AppendPastDeadline';
+  }
 }
 
 /** Rows ready to append (see `AuditChain.prepare`). */
@@ -155,7 +162,7 @@ export class AuditChain extends VerifiedChain {
     const prepared = this.prepare(inputs);
     for (let attempt = 0; attempt < 500; attempt++) {
       // not tried past the deadline: the caller has not acted yet, and answers 503 instead
-      if (deadline && this.now() >= deadline.at) throw overloaded('deadline', deadline.retryAfterSeconds);
+      if (deadline && this.now() >= deadline.at) throw new AppendPastDeadline(deadline);
       const draft = await this.draft(prepared);
       try {
         await this.store.transactWrite(draft.items);

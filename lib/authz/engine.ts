@@ -4,7 +4,8 @@ import { classifyComputer, classifyGroup, classifyUser, isAtOrBelow, isBelow, ty
 import { DecisionContext, isOwnAccount, type OperatorRef, type ScopedGrant } from './context';
 import type { Permission } from './permissions';
 import { REQUIRES, type OperatorRights } from './rights';
-import type { AuditInput } from '../audit';
+import { AppendPastDeadline, type AuditInput } from '../audit';
+import { overloaded } from '../errors';
 import { requestDeadline } from '../request-scope';
 
 export { DecisionContext, type DecisionHost, type OperatorRef, type ScopedGrant } from './context';
@@ -97,7 +98,12 @@ export async function recordDecision(
 ): Promise<void> {
   // a read's decision is written within its deadline or not at all: the read is then refused
   // 503 `overloaded`, before anything is shown (issue 28)
-  await ctx.rt.audit.append(decisionAuditRow(actor, kind, action, guid, decision, opts), { deadline: requestDeadline() });
+  try {
+    await ctx.rt.audit.append(decisionAuditRow(actor, kind, action, guid, decision, opts), { deadline: requestDeadline() });
+  } catch (e) {
+    if (e instanceof AppendPastDeadline) throw overloaded('deadline', e.deadline.retryAfterSeconds);
+    throw e;
+  }
 }
 
 /** The `authz.decision` row of a decision (written by `recordDecision`, or with the action's own row in one append). */

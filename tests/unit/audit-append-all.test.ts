@@ -1,4 +1,4 @@
-import { AuditChain, CONTENDED_MS, MAX_ROWS_PER_APPEND, type AuditInput } from '../../lib/audit';
+import { AppendPastDeadline, AuditChain, CONTENDED_MS, MAX_ROWS_PER_APPEND, type AuditInput } from '../../lib/audit';
 import { recordDecision } from '../../lib/authz/engine';
 import { inRequestScope, setRequestDeadline } from '../../lib/request-scope';
 import { memoryDynamoStore, observe } from '../support/memory-store';
@@ -141,12 +141,13 @@ describe("a read's decision row within its deadline (issue 28)", () => {
     return { base, mine, tries: () => tries };
   };
 
-  it('an append still losing races at its deadline gives up: 503 overloaded (reason deadline, its Retry-After), its row never written, the chain whole', async () => {
+  it('an append still losing races at its deadline gives up (AppendPastDeadline), its row never written, the chain whole', async () => {
     const { base, mine, tries } = contended('append-deadline');
     const started = Date.now();
     const deadline = { at: started + 150, retryAfterSeconds: 2 };
     const err = await new AuditChain(mine, 'console').append(row('authz.decision', 1), { deadline }).catch((e) => e);
-    expect(err).toEqual(expect.objectContaining({ status: 503, code: 'overloaded', overloadReason: 'deadline', details: { retryAfterSeconds: 2 } }));
+    expect(err).toBeInstanceOf(AppendPastDeadline);
+    expect(err.deadline).toBe(deadline);
     expect(Date.now() - started).toBeLessThan(150 + 100); // no backoff sleep past the deadline
     expect(tries()).toBeGreaterThan(1);
     const chain = new AuditChain(base, 'console');
@@ -159,13 +160,11 @@ describe("a read's decision row within its deadline (issue 28)", () => {
 
   it('a deadline already past: refused before any write', async () => {
     const { mine, tries } = contended('append-deadline-past');
-    await expect(new AuditChain(mine, 'console').append(row('authz.decision', 1), { deadline: { at: Date.now() - 1, retryAfterSeconds: 2 } })).rejects.toEqual(
-      expect.objectContaining({ code: 'overloaded', overloadReason: 'deadline' }),
-    );
+    await expect(new AuditChain(mine, 'console').append(row('authz.decision', 1), { deadline: { at: Date.now() - 1, retryAfterSeconds: 2 } })).rejects.toBeInstanceOf(AppendPastDeadline);
     expect(tries()).toBe(0);
   });
 
-  it("a read's authz.decision row (recordDecision) is bounded by the request's deadline", async () => {
+  it("a read's authz.decision row (recordDecision) is bounded by the request's deadline: 503 overloaded (reason deadline, its Retry-After)", async () => {
     const { base, mine } = contended('decision-deadline');
     const actor = { identity: { guid: 'g-op', username: 'op', provider: 'ad' }, ip: '127.0.0.1' };
     const decision = { allowed: false, status: 404, reason: 'not_found' };
@@ -173,7 +172,7 @@ describe("a read's decision row within its deadline (issue 28)", () => {
       setRequestDeadline({ at: Date.now() + 100, retryAfterSeconds: 2 }); // as readDeadline does for a GET
       return recordDecision({ rt: { audit: new AuditChain(mine, 'console') } } as never, actor as never, 'computer', 'computers.read', 'g-pc', decision as never, { correlationId: 'c1' }).catch((e) => e);
     });
-    expect(err).toEqual(expect.objectContaining({ code: 'overloaded', overloadReason: 'deadline' }));
+    expect(err).toEqual(expect.objectContaining({ status: 503, code: 'overloaded', overloadReason: 'deadline', details: { retryAfterSeconds: 2 } }));
     const chain = new AuditChain(base, 'console');
     for (let seq = 1; seq <= (await chain.extent()).headSeq; seq++) expect((await chain.row(seq))?.event).toBe('other');
   });
