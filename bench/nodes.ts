@@ -40,49 +40,69 @@ const bytes = Object.values(out).reduce((n, s) => n + s.length, 0);
 const names = new Map(codes.map((c) => [c, c.toUpperCase()]));
 const parse = (): ClusterSnapshot => ({ instances: JSON.parse(out.instances), desktopServices: JSON.parse(out.services), desktops: JSON.parse(out.desktops), locks: JSON.parse(out.locks) });
 
-// Each block starts from the same heap: a full collection first (node --expose-gc), so a block does
-// not pay for the garbage the block before it left in the young generation (measured: whichever
-// block ran right after the parse-only block paid 0.1-0.2 x more). Within a block every collection
-// its own runs cause is counted, as a request would pay it.
+// Paired runs (issue 28): the goal is a ratio, so each request is timed next to a parse of the same
+// output, and the figure is the median of the per-pair ratios. Blocks of 20 parses then 20 requests
+// swung from 1.08 to 1.61 x between runs of one build (the parse alone 40-55 ms): the machine's
+// load and where the collector's pauses fell drifted between blocks, and a pair sees the same
+// drift on both sides. The order alternates within the pairs, so neither side always runs in the
+// other's garbage; every collection the runs cause is counted, as a request would pay it. A full
+// collection (node --expose-gc) before each series, so a series does not pay for the last one's.
 const collect = (globalThis as { gc?: () => void }).gc;
-
-function time(fn: () => void): number {
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function once(fn: () => void): number {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+}
+function paired(fn: () => void, baseline: () => void): { ms: number; baselineMs: number; ratio: number; ratioOfMedians: number } {
   collect?.();
-  fn(); // warm-up
-  const samples: number[] = [];
+  baseline(); // warm-up
+  fn();
+  const a: number[] = [];
+  const b: number[] = [];
+  const ratios: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    fn();
-    samples.push(performance.now() - t);
+    let ta: number;
+    let tb: number;
+    if (i % 2 === 0) {
+      tb = once(baseline);
+      ta = once(fn);
+    } else {
+      ta = once(fn);
+      tb = once(baseline);
+    }
+    a.push(ta);
+    b.push(tb);
+    ratios.push(ta / tb);
   }
-  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)]; // median
+  return { ms: median(a), baselineMs: median(b), ratio: median(ratios), ratioOfMedians: median(a) / median(b) };
 }
 
 let sink = 0;
-const parseOnly = time(() => {
+const parseOnly = () => {
   sink += parse().desktops.length;
-});
+};
 // the request as the fleet runs it (proxiesList): readSnapshot hands the CLI's texts, buildProxies
 // parses each list right before it folds it in (one pass; the parsed list is garbage as soon as it
 // is folded) and counts the desktops without materializing them (the list's path: no { desktops })
 const texts = (): ClusterSnapshot => ({ instances: out.instances, desktopServices: out.services, desktops: out.desktops, locks: out.locks });
-const request = time(() => {
+const request = paired(() => {
   const { proxies } = buildProxies(texts(), now);
   const r = listNodes(proxiesInScope(proxies, undefined), { all: false, sort: 'status', dir: 'desc' }, names);
   sink += r.summary.total;
-});
+}, parseOnly);
 const scoped = new Set(codes.slice(0, 5));
-const technician = time(() => {
+const technician = paired(() => {
   const { proxies } = buildProxies(texts(), now);
   sink += listNodes(proxiesInScope(proxies, scoped), { all: false, q: 'gw-1' }, names).summary.total;
-});
+}, parseOnly);
 const { proxies } = buildProxies(parse(), now);
 
-console.log(`bench/nodes${deployed ? ' (deployed form)' : ' (tsx)'}: ${PROXIES} proxies, ${DESKTOPS} desktops, ${locks.length} locks; CLI output ${(bytes / 1048576).toFixed(1)} MiB; median of ${RUNS} runs (checksum ${sink % 997})`);
-console.log(`  parse the CLI's JSON alone        ${parseOnly.toFixed(1)} ms`);
-console.log(`  GET /api/nodes (administrator)     ${request.toFixed(1)} ms   ratio ${(request / parseOnly).toFixed(2)} x parse   (goal <= 1.3, issue 28)`);
-console.log(`  GET /api/nodes (technician, ?q=)   ${technician.toFixed(1)} ms   ratio ${(technician / parseOnly).toFixed(2)} x parse`);
-console.log(`  join + status + list alone         ${(request - parseOnly).toFixed(1)} ms (${proxies.filter((p) => p.locked).length} locked, ${proxies.filter((p) => p.status === 'unreachable').length} unreachable)`);
+console.log(`bench/nodes${deployed ? ' (deployed form)' : ' (tsx)'}: ${PROXIES} proxies, ${DESKTOPS} desktops, ${locks.length} locks; CLI output ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} paired runs, medians (checksum ${sink % 997})`);
+console.log(`  parse the CLI's JSON alone        ${request.baselineMs.toFixed(1)} ms`);
+console.log(`  GET /api/nodes (administrator)     ${request.ms.toFixed(1)} ms   ratio ${request.ratio.toFixed(2)} x parse   (goal <= 1.3, issue 28; ratio of the medians ${request.ratioOfMedians.toFixed(2)})`);
+console.log(`  GET /api/nodes (technician, ?q=)   ${technician.ms.toFixed(1)} ms   ratio ${technician.ratio.toFixed(2)} x parse`);
+console.log(`  join + status + list alone         ${(request.ms - request.baselineMs).toFixed(1)} ms (${proxies.filter((p) => p.locked).length} locked, ${proxies.filter((p) => p.status === 'unreachable').length} unreachable)`);
 if (!deployed) {
   const root = path.resolve(__dirname, '..');
   const outfile = path.join(root, 'local/.run/bench-nodes.js');
