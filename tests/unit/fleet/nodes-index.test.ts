@@ -1,4 +1,5 @@
-import { buildProxies, kindOf, networkStatus, ProxyIndex, type Proxy } from '../../../lib/fleet/nodes';
+import { buildProxies, kindOf, networkStatus, type Proxy } from '../../../lib/fleet/nodes';
+import { ProxyIndex } from '../../../lib/fleet/proxy-index';
 
 // Issue 28: buildProxies finds a proxy by id through ProxyIndex (its own slots, no string hashed in
 // full) and derives kind and network status in the inventory's fold. These tests hold both to the
