@@ -202,7 +202,7 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
   // one function, the loop optimized first deoptimized on reaching the next (no feedback yet for
   // its accesses), so a fresh instance ran its first requests half in the interpreter
   const instances = itemsOf(snap.instances);
-  const fold: Fold = { byId: new ProxyIndex(instances.length), withDesktops: options.desktops === true, versions: new Map() };
+  const fold: Fold = { byId: new ProxyIndex<Proxy>(instances.length), withDesktops: options.desktops === true, versions: new Map() };
   const clusterVersion = foldInstances(fold, instances);
   foldDesktopServices(fold, itemsOf(snap.desktopServices));
   foldDesktops(fold, itemsOf(snap.desktops));
@@ -212,7 +212,7 @@ export function buildProxies(snap: ClusterSnapshot, now: number = Date.now(), op
 
 /** The state of one buildProxies: one record per agent, and versions parsed once per distinct string. */
 interface Fold {
-  byId: ProxyIndex;
+  byId: ProxyIndex<Proxy>;
   withDesktops: boolean;
   versions: Map<string, string | null>;
 }

@@ -1,5 +1,3 @@
-import type { Proxy } from './nodes';
-
 /**
  * The proxies of one buildProxies by id, in the order they were first listed (issue 28, bench/nodes).
  * A Map keyed by the CLI's ids hashed every id string of the desktops list in full (each a fresh
@@ -8,8 +6,9 @@ import type { Proxy } from './nodes';
  * random), probed linearly and confirmed by comparing the whole id, so the answer is the Map's;
  * ids that find no free slot within a few probes (ids alike where the slot is taken, as hostile
  * input could make them) go to a Map instead, so no input costs more than a few probes and a Map.
+ * Generic over the record (anything with an id), so this file imports nothing from nodes.ts.
  */
-export class ProxyIndex {
+export class ProxyIndex<Proxy extends { readonly id: string }> {
   /** every proxy, in the order added */
   readonly list: Proxy[] = [];
   private slots: (Proxy | undefined)[] = [];

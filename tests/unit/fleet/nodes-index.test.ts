@@ -31,7 +31,7 @@ describe('ProxyIndex (issue 28: proxies by id without hashing each id in full)',
 
   it.each([0, 3, 5000])('answers as a Map does, grown from %i expected ids, with ids that share a slot, short and non-ASCII ids', (expected) => {
     const r = rng(expected + 1);
-    const index = new ProxyIndex(expected);
+    const index = new ProxyIndex<Proxy>(expected);
     const map = new Map<string, Proxy>();
     const ids = [...oddIds(r), ...Array.from({ length: 2000 }, () => uuid(r))];
     for (const id of ids) {
@@ -49,7 +49,7 @@ describe('ProxyIndex (issue 28: proxies by id without hashing each id in full)',
   });
 
   it('keeps finding every id when all of them share one slot (hostile ids: a few probes, then a Map)', () => {
-    const index = new ProxyIndex(4);
+    const index = new ProxyIndex<Proxy>(4);
     const ids = Array.from({ length: 500 }, (_, k) => `hostile!${String(k).padStart(5, '0')}x`);
     for (const id of ids) index.add(proxy(id));
     for (const id of ids) expect(index.get(id)?.id).toBe(id);
