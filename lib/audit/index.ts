@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditLogger } from '../log';
 import type { RequestDeadline } from '../request-scope';
-import { cancellationReasons, isConditionFailed, type CancellationReason, type Store, type TransactItem } from '../store';
+import { cancellationReasons, isConditionFailed, isWriterBusy, type CancellationReason, type Store, type TransactItem } from '../store';
 import { canonicalJson, chainHashOfText } from './canonical';
 import { MAX_ROWS_PER_APPEND } from './chain-reader';
 import { lookupFacts } from './lookup';
@@ -165,10 +165,12 @@ export class AuditChain extends VerifiedChain {
       if (deadline && this.now() >= deadline.at) throw new AppendPastDeadline(deadline);
       const draft = await this.draft(prepared);
       try {
-        await this.store.transactWrite(draft.items);
+        // SQLite waits for the writer's lock only until the deadline: its wait holds the thread
+        await this.store.transactWrite(draft.items, deadline && { waitUntil: deadline.at });
         draft.written();
         return draft.rows;
       } catch (e) {
+        if (deadline && isWriterBusy(e)) throw new AppendPastDeadline(deadline);
         if (!isConditionFailed(e) && (e as Error).name !== 'TransactionConflictException') throw e;
         draft.lost(cancellationReasons(e));
         // a head only known stale (this instance's hint) is tried again at once; a race lost to

@@ -1,5 +1,6 @@
 import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/seal';
-import { nowSeconds, type Store } from '../store';
+import { isWriterBusy, nowSeconds, type Store } from '../store';
+import { requestDeadline } from '../request-scope';
 import { deleteRecord, getRecord, putRecord, queryRecords, type Rec } from '../store/records';
 
 // Server-side sessions. The cookie carries a random id; the table stores only its SHA-256,
@@ -76,12 +77,28 @@ export async function loadSession(store: Store, id: string | undefined, policy: 
     await deleteRecord(store, PK(id), 'SESSION');
     return undefined;
   }
-  if (now - s.lastSeenAt >= 30) {
-    // sliding idle expiry, written at most every 30 s
-    await putRecord(store, PK(id), 'SESSION', { ...s, lastSeenAt: now }, { ttl: s.expiresAt });
-  }
+  if (now - s.lastSeenAt >= 30) await slideIdleExpiry(store, id, s, idleLimit);
   return { id, version: rec.version, ...s };
 }
+
+/**
+ * The sliding idle expiry, written at most every 30 s. A read's refresh waits for the store's
+ * writer at most REFRESH_WAIT_MS (or until the read's deadline once half the idle limit has
+ * passed), then is left to a later request: on SQLite the wait holds the worker thread, and under an
+ * overload a refresh that waited seconds made the reads of that thread answer past their budget
+ * (issue 28). A change (no deadline) always writes it.
+ */
+async function slideIdleExpiry(store: Store, id: string, s: SessionData, idleLimit: number): Promise<void> {
+  const deadline = requestDeadline();
+  const now = nowSeconds();
+  const waitUntil = deadline && (now - s.lastSeenAt >= idleLimit / 2 ? deadline.at : Math.min(deadline.at, Date.now() + REFRESH_WAIT_MS));
+  try {
+    await putRecord(store, PK(id), 'SESSION', { ...s, lastSeenAt: now }, { ttl: s.expiresAt, waitUntil });
+  } catch (e) {
+    if (!isWriterBusy(e)) throw e;
+  }
+}
+const REFRESH_WAIT_MS = 100;
 
 export async function updateSession(store: Store, session: Session, patch: Partial<SessionData>): Promise<void> {
   const { id, version: _v, ...data } = session;

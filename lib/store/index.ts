@@ -7,7 +7,8 @@ import type { CancellationReason, Store } from './port';
 // or DynamoDB in AWS. The environment chooses: HDC_SQLITE_FILE names a SQLite file; otherwise
 // the DynamoDB table HDC_TABLE (at DYNAMODB_ENDPOINT when set: DynamoDB Local in tests).
 
-export type { CancellationReason, Item, Key, Store, TransactItem } from './port';
+export type { CancellationReason, Item, Key, Store, TransactItem, WriteOptions } from './port';
+export { isWriterBusy } from './port';
 
 export interface StoreOptions {
   /** a SQLite file (':memory:' for a private in-process store) */

@@ -48,7 +48,7 @@ export interface Store {
   readonly tableName: string;
   get(input: GetInput): Promise<{ Item?: Item }>;
   /** A condition that fails throws ConditionalCheckFailedException (see isConditionFailed). */
-  put(input: PutInput): Promise<{ Attributes?: Item }>;
+  put(input: PutInput, opts?: WriteOptions): Promise<{ Attributes?: Item }>;
   update(input: UpdateInput): Promise<{ Attributes?: Item }>;
   delete(input: DeleteInput): Promise<{ Attributes?: Item }>;
   query(input: QueryInput): Promise<{ Items: Item[]; LastEvaluatedKey?: Item }>;
@@ -57,7 +57,7 @@ export interface Store {
   /** Unconditional puts and deletes, in batches (restore). */
   batchWrite(writes: Array<{ put: Item } | { delete: Key }>): Promise<void>;
   /** All or nothing; a failed condition throws TransactionCanceledException with CancellationReasons. */
-  transactWrite(items: TransactItem[]): Promise<void>;
+  transactWrite(items: TransactItem[], opts?: WriteOptions): Promise<void>;
   /** One page of every item (copies). */
   scan(input?: ScanInput): Promise<{ Items: Item[]; LastEvaluatedKey?: Item }>;
   /** Create the table or file's schema when missing (local stack, self-hosted instances, tests). */
@@ -71,6 +71,22 @@ export interface Store {
   snapshot(opts: { folder?: string; name: string }): Promise<{ location: string }>;
   close(): void;
 }
+
+/**
+ * How long a write may wait for its turn (issue 28). SQLite lets one writer in at a time, and
+ * node:sqlite waits for the writer's lock synchronously: a write made during an overload held its
+ * worker thread (every request of that thread) for a second or more. With `waitUntil`, SQLite waits
+ * at most until then and throws `writerBusy()` with nothing written. DynamoDB ignores it: its calls
+ * never hold the thread, and a call abandoned in flight would have an unknown outcome.
+ */
+export interface WriteOptions {
+  /** epoch ms */
+  waitUntil?: number;
+}
+
+/** A write not begun by its WriteOptions.waitUntil: nothing was written. */
+export const writerBusy = () => Object.assign(new Error('the store was busy with another writer until the write\'s deadline'), { name: 'WriterBusy' });
+export const isWriterBusy = (e: unknown) => (e as Error | undefined)?.name === 'WriterBusy';
 
 /** The error a failed condition raises (both adapters), with DynamoDB's names. */
 export function conditionFailed(reasons?: CancellationReason[]): Error {

@@ -1,4 +1,4 @@
-import { isConditionFailed, nowSeconds, type Store } from './index';
+import { isConditionFailed, nowSeconds, type Store, type WriteOptions } from './index';
 
 // Typed records over the store. A record is a JSON document under (pk, sk) with an optimistic
 // `version` and an optional `ttl` (epoch seconds; expired records read as absent, since DynamoDB
@@ -35,14 +35,15 @@ export async function putRecord<T>(
   pk: string,
   sk: string,
   data: T,
-  opts: { ttl?: number; expectVersion?: number } = {},
+  opts: { ttl?: number; expectVersion?: number } & WriteOptions = {},
 ): Promise<boolean> {
   const version = (opts.expectVersion ?? 0) + 1;
   const Item = { pk, sk, _et: 'Record', data, version, ...(opts.ttl !== undefined ? { ttl: opts.ttl } : {}) };
+  const wait: WriteOptions = { waitUntil: opts.waitUntil };
   try {
-    if (opts.expectVersion === undefined) await store.put({ Item });
-    else if (opts.expectVersion === 0) await store.put({ Item, ConditionExpression: 'attribute_not_exists(pk)' });
-    else await store.put({ Item, ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': opts.expectVersion } });
+    if (opts.expectVersion === undefined) await store.put({ Item }, wait);
+    else if (opts.expectVersion === 0) await store.put({ Item, ConditionExpression: 'attribute_not_exists(pk)' }, wait);
+    else await store.put({ Item, ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': opts.expectVersion } }, wait);
     return true;
   } catch (e) {
     if (isConditionFailed(e)) return false;

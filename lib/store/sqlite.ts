@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { processEnvironment } from '../config/environment';
 import { applyUpdate, keyRange, meetsCondition, project, type ExpressionContext } from './expressions';
-import { conditionFailed, validationError, type CancellationReason, type Item, type Key, type Store, type TransactItem } from './port';
+import { conditionFailed, validationError, writerBusy, type CancellationReason, type WriteOptions, type Item, type Key, type Store, type TransactItem } from './port';
 
 // The embedded store: one SQLite file per service (the console, the password service and the
 // fleet plane each own theirs), in WAL mode, synchronous=FULL (a write that returned is on disk).
@@ -136,9 +136,13 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
   };
   const remove = (k: Key) => sql('DELETE FROM items WHERE pk = ? AND sk = ?').run(k.pk, k.sk);
 
-  /** One write transaction (BEGIN IMMEDIATE: the writer's lock is taken before anything is read). */
-  function inTransaction<T>(fn: () => T): T {
-    db.exec('BEGIN IMMEDIATE');
+  /**
+   * One write transaction (BEGIN IMMEDIATE: the writer's lock is taken before anything is read).
+   * With `waitUntil`, the lock is waited for until then at most (busy_timeout for this BEGIN only).
+   */
+  function inTransaction<T>(fn: () => T, waitUntil?: number): T {
+    if (waitUntil === undefined) db.exec('BEGIN IMMEDIATE');
+    else beginBy(waitUntil);
     try {
       const out = fn();
       db.exec('COMMIT');
@@ -146,6 +150,19 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
     } catch (e) {
       db.exec('ROLLBACK');
       throw e;
+    }
+  }
+
+  function beginBy(waitUntil: number) {
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.min(BUSY_TIMEOUT_MS, Math.floor(waitUntil - Date.now())))}`);
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (e) {
+      // SQLITE_BUSY (5): another writer kept the lock past the deadline
+      if ((e as { errcode?: number }).errcode === 5) throw writerBusy();
+      throw e;
+    } finally {
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
 
@@ -187,14 +204,14 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
       const it = read(keyOf(input.Key as Item, 'get'));
       return it ? { Item: project(it, input.ProjectionExpression, ctxOf(input)) } : {};
     },
-    async put(input) {
+    async put(input, opts?: WriteOptions) {
       return inTransaction(() => {
         const old = read(keyOf(input.Item as Item, 'put'));
         if (!meetsCondition(input.ConditionExpression, old, ctxOf(input))) throw conditionFailed();
         write(input.Item as Item);
         sweep();
         return returnValues(input.ReturnValues, old, undefined);
-      });
+      }, opts?.waitUntil);
     },
     async update(input) {
       return inTransaction(() => {
@@ -264,7 +281,7 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
         }
       });
     },
-    async transactWrite(items) {
+    async transactWrite(items, opts?: WriteOptions) {
       if (items.length === 0 || items.length > MAX_TRANSACT_ITEMS) throw validationError(`a transaction holds 1 to ${MAX_TRANSACT_ITEMS} items`);
       const ops = items.map((t: TransactItem) => {
         if (t.Put) return { kind: 'put' as const, o: t.Put, key: keyOf(t.Put.Item as Item, 'put') };
@@ -292,7 +309,7 @@ export function createSqliteStore(file: string, opts: { readOnly?: boolean } = {
           else if (op.kind === 'delete') remove(op.key);
           else if (op.kind === 'update') write(applyUpdate((op.o as { UpdateExpression: string }).UpdateExpression, olds[i], op.key, ctxOf(op.o)));
         });
-      });
+      }, opts?.waitUntil);
     },
     async scan(input = {}) {
       const start = input.ExclusiveStartKey as Item | undefined;
