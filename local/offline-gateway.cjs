@@ -137,8 +137,9 @@ class OfflineGateway {
       // an answer of the API like any other: its correlation id, also in the log line
       const correlationId = randomUUID();
       const refusal = { function: entry.name, route: routeKey, reason: `in_flight:${entry.name}`, retryAfterSeconds, correlationId };
-      process.stdout.write(`${JSON.stringify({ level: 'WARN', message: 'request refused: overloaded', ...refusal, ...entry.limit.stats() })}\n`);
-      record?.(refusal);
+      // logged once: by the console's recordOverload when it records it, here otherwise
+      if (record) record({ ...refusal, inFlight: entry.limit.stats() });
+      else process.stdout.write(`${JSON.stringify({ level: 'WARN', message: 'request refused: overloaded', ...refusal, ...entry.limit.stats() })}\n`);
       const r = h.response(JSON.stringify({ code: 'overloaded', retryAfterSeconds })).code(503);
       r.type('application/json; charset=utf-8');
       r.header('cache-control', 'no-store');

@@ -39,7 +39,7 @@ export interface GatewayOptions {
    */
   answerBudget?: { ms: number; routeKeys: ReadonlySet<string> };
   /** told of every refusal (the console audits it once a minute per reason) */
-  onOverload?: (refusal: { function: string; route?: string; reason: string; retryAfterSeconds: number; correlationId?: string }) => void;
+  onOverload?: (refusal: { function: string; route?: string; reason: string; retryAfterSeconds: number; correlationId?: string; inFlight?: Record<string, number> }) => void;
 }
 
 /** API Gateway's payload limit for HTTP APIs is 10 MB; Lambda's synchronous payload 6 MB: the smaller. */
@@ -136,8 +136,9 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
     const release = await limit.acquire(arrivedAt, answerBy);
     if (!release) {
       const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs), ...(correlationId ? { correlationId } : {}) };
-      logger.warn('request refused: overloaded', { ...refusal, ...limit.stats() });
-      opts.onOverload?.(refusal);
+      // logged once: by onOverload when given (the console's recordOverload), here otherwise
+      if (opts.onOverload) opts.onOverload({ ...refusal, inFlight: { ...limit.stats() } });
+      else logger.warn('request refused: overloaded', { ...refusal, ...limit.stats() });
     }
     return release;
   };

@@ -24,12 +24,15 @@ export interface OverloadRefusal {
   /** the function (and route) refused */
   function?: string;
   route?: string;
+  /** a gateway's in-flight counts at the refusal (running, waiting, limit, ...): logged, not audited */
+  inFlight?: Record<string, number>;
 }
 
 /** Log one refusal; audit it when no row for its reason was written in the last minute. Never throws. */
 export async function recordOverload(rt: { store: Store; audit: AuditChain }, refusal: OverloadRefusal, now: () => number = Date.now): Promise<void> {
   const { reason } = refusal;
-  logger.warn('request refused: overloaded', { ...refusal });
+  const { inFlight, ...fields } = refusal;
+  logger.warn('request refused: overloaded', { ...fields, ...inFlight });
   seen.set(reason, (seen.get(reason) ?? 0) + 1);
   const t = now();
   if ((quiet.get(reason) ?? 0) > t) return;

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createGateway, type Handler } from '../../lib/gateway/server';
+import { logger } from '../../lib/log';
 import { InFlightLimit } from '../../lib/gateway/in-flight';
 import path from 'node:path';
 import { readServiceMap, type ServiceMap } from '../../lib/gateway/service-map';
@@ -171,6 +172,7 @@ describe('the gateway caps a function at its reserved concurrency', () => {
   afterAll(() => new Promise((r) => server.close(r)));
 
   it(`a burst of 6 to a function of reserved concurrency ${CAP}, each holding ${HOLD_MS} ms, start budget ${BUDGET_MS} ms: ${CAP} served, 4 refused 503 overloaded with Retry-After within the budget; never more than ${CAP} running; another function unaffected`, async () => {
+    const warned = jest.spyOn(logger, 'warn');
     const t0 = Date.now();
     const burst = await Promise.all(
       Array.from({ length: 6 }, async () => {
@@ -193,6 +195,10 @@ describe('the gateway caps a function at its reserved concurrency', () => {
     expect(most).toBe(CAP);
     expect(refusals).toHaveLength(4);
     expect(refusals[0]).toMatchObject({ function: 'capped', reason: 'in_flight:capped', route: 'GET /api/slow' });
+    // logged once, by onOverload (the console's recordOverload), which gets the gateway's counts
+    expect(warned.mock.calls.filter(([m]) => m === 'request refused: overloaded')).toHaveLength(0);
+    warned.mockRestore();
+    expect(refusals[0]).toMatchObject({ inFlight: { running: CAP, limit: CAP } });
   });
 
   it('the invoke API answers a throttled invoke as Lambda does (429 TooManyRequestsException)', async () => {

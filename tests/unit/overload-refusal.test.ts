@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ConsoleRuntime } from '../../lib/runtime';
 import { memoryDynamoStore } from '../support/memory-store';
 import { requestDeadline } from '../../lib/request-scope';
+import { logger } from '../../lib/log';
 
 // Bounded concurrency (issue 28): a request that reaches the console's pipeline later than the
 // start budget (Concurrency:StartBudget, 2 s by default) after it arrived at the gateway is
@@ -140,6 +141,25 @@ describe("a request still running when the invocation's time is up (middy's earl
     const res = await createHttpHandler([failing] as never, () => rt)(event('GET'), { getRemainingTimeInMillis: () => 60_000 } as never);
     expect([res.statusCode, JSON.parse(res.body!).code, res.headers!['retry-after']]).toEqual([500, 'internal_error', undefined]);
     expect(await overloadRows(store)).toEqual([]);
+  });
+});
+
+describe('a gateway refusal (issue 28: it was logged twice, by the gateway and by recordOverload)', () => {
+  it("is logged once, with the gateway's in-flight counts; its audit row carries no counts", async () => {
+    forgetOverloadsForTests();
+    const store = memoryDynamoStore('gateway-refusal');
+    const audit = new AuditChain(store, 'console');
+    const warned = jest.spyOn(logger, 'warn');
+    await recordOverload({ store, audit }, { reason: 'in_flight:consoleComputers', retryAfterSeconds: 2, function: 'consoleComputers', inFlight: { running: 4, waiting: 9, limit: 4 } });
+    const lines = warned.mock.calls.filter(([m]) => m === 'request refused: overloaded');
+    warned.mockRestore();
+    expect(lines).toHaveLength(1);
+    expect(lines[0][1]).toMatchObject({ reason: 'in_flight:consoleComputers', running: 4, waiting: 9, limit: 4 });
+    expect(lines[0][1]).not.toHaveProperty('inFlight');
+    const [row] = await overloadRows(store);
+    expect(row!.details).toMatchObject({ function: 'consoleComputers', refusedByThisInstance: 1 });
+    expect(JSON.stringify(row!.details)).not.toMatch(/running|waiting|limit/);
+    forgetOverloadsForTests();
   });
 });
 
