@@ -114,6 +114,50 @@ describe('InFlightLimit: a read with an answer deadline (Concurrency:ReadBudget)
   });
 });
 
+describe("InFlightLimit: a burst's start (a run under way slower than every finished one)", () => {
+  // two slots: one run starts and is still going; the other slot serves runs of 10 ms meanwhile. At
+  // 890 ms a read arrives while both slots are busy; its turn comes at 900 ms. On the finished runs
+  // alone (10 ms each) it would be given the turn, and could then run as long as the one under way.
+  const setup = async () => {
+    const clock = { now: 0 };
+    const limit = new InFlightLimit(2, 2000, () => clock.now);
+    const slow = (await limit.acquire())!;
+    while (clock.now < 890) {
+      const r = (await limit.acquire())!;
+      clock.now += 10;
+      r();
+    }
+    const last = (await limit.acquire())!; // 890 to 900 ms
+    return { clock, limit, slow, last };
+  };
+
+  it('a read whose turn comes while a run has lasted 900 ms, with 850 ms left then, is refused (900 > 850); a change gets the turn', async () => {
+    const { clock, limit, slow, last } = await setup();
+    const read = limit.acquire(clock.now, clock.now + 10 + 850);
+    const change = limit.acquire(clock.now);
+    clock.now += 10;
+    last();
+    expect(await read).toBeUndefined();
+    const turn = (await change)!;
+    expect(turn).toBeInstanceOf(Function);
+    turn();
+    slow();
+    expect(limit.stats()).toMatchObject({ running: 0, waiting: 0, refused: 1 });
+  });
+
+  it('the same read with 950 ms left at its turn gets it', async () => {
+    const { clock, limit, slow, last } = await setup();
+    const read = limit.acquire(clock.now, clock.now + 10 + 950);
+    clock.now += 10;
+    last();
+    const turn = await read;
+    expect(turn).toBeInstanceOf(Function);
+    turn!();
+    slow();
+    expect(limit.stats()).toMatchObject({ running: 0, refused: 0 });
+  });
+});
+
 describe('the console reads the gateways hold to Concurrency:ReadBudget', () => {
   const keys = readBudgetRouteKeys();
   const ROOT = path.resolve(__dirname, '../..');
