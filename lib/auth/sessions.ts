@@ -77,7 +77,7 @@ export async function loadSession(store: Store, id: string | undefined, policy: 
     await deleteRecord(store, PK(id), 'SESSION');
     return undefined;
   }
-  if (now - s.lastSeenAt >= 30) await slideIdleExpiry(store, id, s, idleLimit);
+  if (now - s.lastSeenAt >= 30) await slideIdleExpiry(store, id, s, now, idleLimit);
   return { id, version: rec.version, ...s };
 }
 
@@ -88,9 +88,8 @@ export async function loadSession(store: Store, id: string | undefined, policy: 
  * overload a refresh that waited seconds made the reads of that thread answer past their budget
  * (issue 28). A change (no deadline) always writes it.
  */
-async function slideIdleExpiry(store: Store, id: string, s: SessionData, idleLimit: number): Promise<void> {
+async function slideIdleExpiry(store: Store, id: string, s: SessionData, now: number, idleLimit: number): Promise<void> {
   const deadline = requestDeadline();
-  const now = nowSeconds();
   const waitUntil = deadline && (now - s.lastSeenAt >= idleLimit / 2 ? deadline.at : Math.min(deadline.at, Date.now() + REFRESH_WAIT_MS));
   try {
     await putRecord(store, PK(id), 'SESSION', { ...s, lastSeenAt: now }, { ttl: s.expiresAt, waitUntil });

@@ -262,9 +262,7 @@ function foldDesktopServices(fold: Fold, items: unknown[]) {
     if (!it || !id || !spec) continue;
     // a proxy already there is one the inventory lists: its services are the inventory's
     let p = fold.byId.get(id);
-    if (!p) {
-      (p = newProxy(fold, id)).services.push('WindowsDesktop');
-    }
+    if (!p) (p = newProxy(fold, id)).services.push('WindowsDesktop');
     if (!p.hostname) p.hostname = str(spec.hostname) ?? '';
     p.version ??= str(spec.teleport_version) ?? null;
   }
