@@ -5,6 +5,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { loadConfig } from '../lib/config';
 import { startScheduler, type ScheduledJob } from '../lib/gateway/scheduler';
+import { listen } from '../lib/gateway/listen';
 import { gatewayListener, invokeFunction, type HandlerLoader } from '../lib/gateway/server';
 import { readServiceMap } from '../lib/gateway/service-map';
 import { staticApp } from '../lib/gateway/static-files';
@@ -84,7 +85,7 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
   // theirs within 5-60 s): a server closing at the same moment makes a client's reuse hang up
   server.keepAliveTimeout = 75_000;
   server.headersTimeout = 76_000;
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await listen(server, port, host);
   logger.info('container listening', { role: image.role, port, tls: Boolean(certFiles) });
 
   let stopScheduler = () => {};

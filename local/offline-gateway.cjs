@@ -9,9 +9,12 @@
 //   - in-flight requests per function capped at its reserved concurrency (issue 28), as Lambda caps
 //     a function's instances and the container gateway its in-flight requests (lib/gateway/in-flight):
 //     serverless-offline would otherwise start a new worker for every request waiting; one that
-//     cannot get a turn within the start budget answers 503 `overloaded` with Retry-After.
+//     cannot get a turn within the start budget answers 503 `overloaded` with Retry-After;
+//   - the gateway listens with the container gateway's backlog (lib/gateway/listen.ts): hapi gives
+//     none, and Node's 511 made a burst's new connections wait 1 s for the kernel to take them.
 // Nothing here runs outside `serverless offline`: the hook is the plugin's start.
 const { randomUUID } = require('node:crypto');
+const net = require('node:net');
 const { require: tsxRequire } = require('tsx/cjs/api');
 
 const CORS_HEADERS = [
@@ -36,7 +39,25 @@ function decodable(path) {
 class OfflineGateway {
   constructor(serverless) {
     this.serverless = serverless;
-    this.hooks = { 'after:offline:start:init': () => this.install() };
+    this.hooks = {
+      'before:offline:start:init': () => this.widenBacklog(),
+      'after:offline:start:init': () => {
+        this.restoreListen?.();
+        this.install();
+      },
+    };
+  }
+
+  /** Until the servers are up, a listen as hapi calls it gets LISTEN_BACKLOG (lib/gateway/listen.ts). */
+  widenBacklog() {
+    const { withBacklog } = tsxRequire('../lib/gateway/listen.ts', __filename);
+    const listen = net.Server.prototype.listen;
+    net.Server.prototype.listen = function (...args) {
+      return listen.apply(this, withBacklog(args));
+    };
+    this.restoreListen = () => {
+      net.Server.prototype.listen = listen;
+    };
   }
 
   /** The security headers of the app this service is (console or fleet plane), from its own configuration. */

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import path from 'node:path';
+import { listen } from '../lib/gateway/listen';
 import { staticApp } from '../lib/gateway/static-files';
 import { securityHeaders } from '../lib/http/browser';
 
@@ -54,7 +55,7 @@ if (require.main === module) {
     dist: process.env.HDC_WEB_DIST ?? path.join(__dirname, '../web/console/dist'),
     publicOrigin: `http://127.0.0.1:${port}`,
   });
-  server.listen(port, '127.0.0.1', () => process.stdout.write(`web app on http://127.0.0.1:${port}\n`));
+  void listen(server, port, '127.0.0.1').then(() => process.stdout.write(`web app on http://127.0.0.1:${port}\n`));
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
