@@ -116,7 +116,8 @@ class OfflineGateway {
     const { retryAfterFor } = tsxRequire('../lib/errors.ts', __filename);
     const consoleApp = this.serverless.service.service === 'hdc-console';
     let budgetMs = 2000;
-    let record;
+    // a refusal is logged once: by the console's recordOverload, which audits it too; by logOverload otherwise
+    let record = tsxRequire('../lib/http/overload.ts', __filename).logOverload;
     let answerBudget;
     if (consoleApp) {
       const { loadConfig } = tsxRequire('../lib/config/index.ts', __filename);
@@ -158,9 +159,7 @@ class OfflineGateway {
       // an answer of the API like any other: its correlation id, also in the log line
       const correlationId = randomUUID();
       const refusal = { function: entry.name, route: routeKey, reason: `in_flight:${entry.name}`, retryAfterSeconds, correlationId };
-      // logged once: by the console's recordOverload when it records it, here otherwise
-      if (record) record({ ...refusal, inFlight: entry.limit.stats() });
-      else process.stdout.write(`${JSON.stringify({ level: 'WARN', message: 'request refused: overloaded', ...refusal, ...entry.limit.stats() })}\n`);
+      record({ ...refusal, inFlight: entry.limit.stats() });
       const r = h.response(JSON.stringify({ code: 'overloaded', retryAfterSeconds })).code(503);
       r.type('application/json; charset=utf-8');
       r.header('cache-control', 'no-store');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Context } from 'aws-lambda';
 import { retryAfterFor } from '../errors';
+import { logOverload } from '../http/overload';
 import { logger } from '../log';
 import { httpApiEvent, httpApiResponse, RouteTable, type GatewayResponse } from './http-api';
 import { InFlightLimit } from './in-flight';
@@ -137,8 +138,7 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
     if (!release) {
       const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs), ...(correlationId ? { correlationId } : {}) };
       // logged once: by onOverload when given (the console's recordOverload), here otherwise
-      if (opts.onOverload) opts.onOverload({ ...refusal, inFlight: { ...limit.stats() } });
-      else logger.warn('request refused: overloaded', { ...refusal, ...limit.stats() });
+      (opts.onOverload ?? logOverload)({ ...refusal, inFlight: { ...limit.stats() } });
     }
     return release;
   };

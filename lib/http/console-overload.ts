@@ -1,5 +1,5 @@
 import { runtime } from '../runtime';
-import { recordOverload, type OverloadRefusal } from './overload';
+import { logOverload, recordOverload, type OverloadRefusal } from './overload';
 
 /**
  * A refusal made in front of the console's functions (the container gateway, the local
@@ -11,7 +11,8 @@ export function recordConsoleOverload(refusal: OverloadRefusal): void {
   try {
     rt = runtime();
   } catch {
-    return; // no usable configuration here: the gateway has logged the refusal
+    logOverload(refusal); // no usable configuration here: logged, not audited
+    return;
   }
   void recordOverload(rt, refusal);
 }

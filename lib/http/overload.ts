@@ -28,11 +28,16 @@ export interface OverloadRefusal {
   inFlight?: Record<string, number>;
 }
 
+/** The one log line of a refusal (every refusal has one; the audit has one row a minute per reason). */
+export function logOverload(refusal: OverloadRefusal): void {
+  const { inFlight, ...fields } = refusal;
+  logger.warn('request refused: overloaded', { ...fields, ...inFlight });
+}
+
 /** Log one refusal; audit it when no row for its reason was written in the last minute. Never throws. */
 export async function recordOverload(rt: { store: Store; audit: AuditChain }, refusal: OverloadRefusal, now: () => number = Date.now): Promise<void> {
   const { reason } = refusal;
-  const { inFlight, ...fields } = refusal;
-  logger.warn('request refused: overloaded', { ...fields, ...inFlight });
+  logOverload(refusal);
   seen.set(reason, (seen.get(reason) ?? 0) + 1);
   const t = now();
   if ((quiet.get(reason) ?? 0) > t) return;

@@ -10,6 +10,9 @@ import type { ConsoleRuntime } from '../../lib/runtime';
 import { memoryDynamoStore } from '../support/memory-store';
 import { requestDeadline } from '../../lib/request-scope';
 import { logger } from '../../lib/log';
+import { resetRuntimeForTests } from '../../lib/runtime';
+import { recordConsoleOverload } from '../../lib/http/console-overload';
+import { logOverload } from '../../lib/http/overload';
 
 // Bounded concurrency (issue 28): a request that reaches the console's pipeline later than the
 // start budget (Concurrency:StartBudget, 2 s by default) after it arrived at the gateway is
@@ -160,6 +163,23 @@ describe('a gateway refusal (issue 28: it was logged twice, by the gateway and b
     expect(row!.details).toMatchObject({ function: 'consoleComputers', refusedByThisInstance: 1 });
     expect(JSON.stringify(row!.details)).not.toMatch(/running|waiting|limit/);
     forgetOverloadsForTests();
+  });
+});
+
+describe('a gateway refusal without the console runtime', () => {
+  it('the fleet gateway (no recorder) and a console whose configuration does not load: logged once each, never dropped', () => {
+    const warned = jest.spyOn(logger, 'warn');
+    // a configuration the console refuses to load: its runtime cannot be built
+    resetRuntimeForTests();
+    process.env.Concurrency__ReadBudget = 'soon';
+    logOverload({ reason: 'in_flight:fleetNodes', retryAfterSeconds: 2, function: 'fleetNodes', inFlight: { running: 3, waiting: 0, limit: 3 } });
+    recordConsoleOverload({ reason: 'in_flight:consoleComputers', retryAfterSeconds: 2, function: 'consoleComputers' });
+    delete process.env.Concurrency__ReadBudget;
+    resetRuntimeForTests();
+    const lines = warned.mock.calls.filter(([m]) => m === 'request refused: overloaded').map(([, f]) => f as Record<string, unknown>);
+    warned.mockRestore();
+    expect(lines.map((f) => f.reason)).toEqual(['in_flight:fleetNodes', 'in_flight:consoleComputers']);
+    expect(lines[0]).toMatchObject({ running: 3, waiting: 0, limit: 3 });
   });
 });
 
