@@ -30,6 +30,8 @@ const config: Config = loadConfig(environOf('offline')).config;
 const PATHS = (process.env.BENCH_PATHS ?? 'offline,gateway').split(',');
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'steady,kill,freeze,mixed,overload').split(',');
 const RATE = Number(process.env.BENCH_RATE ?? 10);
+/** BENCH_BURST: the overload's burst (reads a second) instead of 3x the rate measured before it, to repeat one run's burst */
+const BURST = Number(process.env.BENCH_BURST ?? 0);
 const CONNECT_MS = config.Directory.ConnectTimeout * 1000;
 const BUDGET_MS = config.Concurrency.StartBudget * 1000;
 /** every read of the overload must be answered within this: its read budget (Concurrency:ReadBudget, 3 s) */
@@ -466,10 +468,10 @@ async function sustainableRate(ctx: PathCtx): Promise<number> {
 
 async function overload(ctx: PathCtx): Promise<Run> {
   const sustainable = await sustainableRate(ctx);
-  const burst = Math.round(3 * sustainable);
+  const burst = BURST || Math.round(3 * sustainable);
   await sleep(3000);
   const rate = (t: number) => (t >= 10 && t < 40 ? burst : RATE);
-  const run = await openLoop(`overload: ${burst}/s (3 x ${sustainable.toFixed(1)}/s sustainable) from 10 s to 40 s`, ctx.name, 60, rate, () => readComputer(ctx));
+  const run = await openLoop(`overload: ${burst}/s (${BURST ? `BENCH_BURST; sustainable ${sustainable.toFixed(1)}/s` : `3 x ${sustainable.toFixed(1)}/s sustainable`}) from 10 s to 40 s`, ctx.name, 60, rate, () => readComputer(ctx));
   run.windows.push({ from: 10, to: 40, label: `${burst}/s` });
   run.note = `base ${RATE}/s, burst ${burst}/s`;
   (run as Run & { sustainable?: number }).sustainable = sustainable;
