@@ -11,6 +11,7 @@ import { readServiceMap } from '../lib/gateway/service-map';
 import { staticApp } from '../lib/gateway/static-files';
 import { securityHeaders } from '../lib/http/browser';
 import { prepareConsoleOverload, recordConsoleOverload } from '../lib/http/console-overload';
+import { readWorkMs } from '../lib/http/middlewares/admission';
 import { logger } from '../lib/log';
 import { purgeServiceAudit } from '../lib/password-service/link/service-chain';
 import { storeOfEnvironment } from '../lib/store';
@@ -63,7 +64,7 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
     invoke: image.role === 'password-service',
     staticApp: web,
     clientIpHeader: env.HDC_CLIENT_IP_HEADER?.toLowerCase() || undefined,
-    answerBudget: image.readBudgetRouteKeys ? { ms: config.Concurrency.ReadBudget * 1000, routeKeys: new Set(image.readBudgetRouteKeys) } : undefined,
+    readDeadline: image.readBudgetRouteKeys ? { ms: readWorkMs(config), routeKeys: new Set(image.readBudgetRouteKeys) } : undefined,
     // the console audits a refusal made in front of its functions once a minute per reason, as its
     // functions' own refusals are (the local gateway does the same)
     onOverload: image.role === 'console' ? recordConsoleOverload : undefined,

@@ -118,14 +118,15 @@ class OfflineGateway {
     let budgetMs = 2000;
     // a refusal is logged once: by the console's recordOverload, which audits it too; by logOverload otherwise
     let record = tsxRequire('../lib/http/overload.ts', __filename).logOverload;
-    let answerBudget;
+    let readDeadline;
     if (consoleApp) {
       const { loadConfig } = tsxRequire('../lib/config/index.ts', __filename);
       const { config } = loadConfig(process.env);
       budgetMs = config.Concurrency.StartBudget * 1000;
-      // a read bounded by Concurrency:ReadBudget gets a turn only while it can be answered within it
+      // a read bounded by Concurrency:ReadBudget gets a turn only while it can still do its work in time
       const { loadRouteTables } = tsxRequire('./route-tables.ts', __filename);
-      answerBudget = { ms: config.Concurrency.ReadBudget * 1000, routeKeys: new Set(loadRouteTables().readBudgetRouteKeys()) };
+      const { readWorkMs } = tsxRequire('../lib/http/middlewares/admission.ts', __filename);
+      readDeadline = { ms: readWorkMs(config), routeKeys: new Set(loadRouteTables().readBudgetRouteKeys()) };
       // the console audits a refusal once a minute per reason, as its functions do; loaded now, at
       // start: compiling it at the first refusal blocked this process (every request) for seconds
       const overloads = tsxRequire('../lib/http/console-overload.ts', __filename);
@@ -149,8 +150,8 @@ class OfflineGateway {
       const routeKey = `${request.route.method.toUpperCase()} ${request.route.path}`;
       const entry = byRoute.get(routeKey);
       if (!entry) return h.continue;
-      const answerBy = answerBudget?.routeKeys.has(routeKey) ? request.info.received + answerBudget.ms : undefined;
-      const release = await entry.limit.acquire(request.info.received, answerBy);
+      const doneBy = readDeadline?.routeKeys.has(routeKey) ? request.info.received + readDeadline.ms : undefined;
+      const release = await entry.limit.acquire(request.info.received, doneBy);
       if (release) {
         request.app.hdcRelease = release;
         return h.continue;

@@ -5,9 +5,9 @@
 // budget runs out: the caller answers 503 `overloaded` with Retry-After. Used by the container
 // gateway and by the local serverless-offline gateway (local/offline-gateway.cjs).
 //
-// A read with an answer deadline (the console's Concurrency:ReadBudget) is also refused, at once or
-// when its turn comes, once a run as long as the longest of the function's last 32 would end past
-// that deadline. bench/load's overload found reads given a turn within the start budget, on an
+// A read with a deadline for its work (the console's: two thirds of Concurrency:ReadBudget after its
+// arrival, readWorkMs) is also refused, at once or when its turn comes, once a run as long as the
+// longest of the function's last 32 would end past that deadline. bench/load's overload found reads given a turn within the start budget, on an
 // estimate made before the burst, that then ran past the read budget: a turn it cannot use in
 // time is better given to the next in line, and the refusal answered at once. A run still in
 // progress counts as long as it has lasted so far: at a burst's start the finished runs are those
@@ -25,8 +25,8 @@ export interface InFlightStats {
 interface Waiter {
   grant: () => void;
   refuse: () => void;
-  /** epoch ms by which it must be answered, when it has such a budget */
-  answerBy?: number;
+  /** epoch ms by which its run must end, when it has such a deadline */
+  doneBy?: number;
 }
 
 /** run times kept for the long-run estimate */
@@ -54,17 +54,17 @@ export class InFlightLimit {
   ) {}
 
   /**
-   * A turn for a request that arrived at `arrivedAt` (epoch ms) and, if it has one, must be
-   * answered by `answerBy` (epoch ms): its release (call once when the request is answered), or
+   * A turn for a request that arrived at `arrivedAt` (epoch ms) and, if it has one, must have
+   * done its work by `doneBy` (epoch ms): its release (call once when the request is answered), or
    * undefined when it is refused (no turn within the budget, or none that leaves time to run).
    */
-  async acquire(arrivedAt: number = this.now(), answerBy?: number): Promise<(() => void) | undefined> {
+  async acquire(arrivedAt: number = this.now(), doneBy?: number): Promise<(() => void) | undefined> {
     const deadline = arrivedAt + this.budgetMs;
     if (this.running < this.limit && this.waiting.length === 0) return this.grant();
     // refused at once when the queue ahead of it already takes longer than what is left
     const rounds = Math.floor(this.waiting.length / this.limit) + 1;
     const turnAt = this.now() + rounds * this.runMs;
-    if (this.runMs > 0 && (turnAt > deadline || !this.inTime(answerBy, turnAt))) return this.refuse();
+    if (this.runMs > 0 && (turnAt > deadline || !this.inTime(doneBy, turnAt))) return this.refuse();
     const granted = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         const i = this.waiting.indexOf(waiter);
@@ -73,7 +73,7 @@ export class InFlightLimit {
         resolve(false);
       }, Math.max(0, deadline - this.now()));
       const waiter: Waiter = {
-        answerBy,
+        doneBy,
         grant: () => {
           clearTimeout(timer);
           resolve(true);
@@ -92,9 +92,9 @@ export class InFlightLimit {
     return { running: this.running, waiting: this.waiting.length, limit: this.limit, admitted: this.admitted, refused: this.refused };
   }
 
-  /** Whether a run starting at `startAt` and taking as long as the longest recent one ends by `answerBy`. */
-  private inTime(answerBy: number | undefined, startAt: number): boolean {
-    return answerBy === undefined || startAt + this.longRun() <= answerBy;
+  /** Whether a run starting at `startAt` and taking as long as the longest recent one ends by `doneBy`. */
+  private inTime(doneBy: number | undefined, startAt: number): boolean {
+    return doneBy === undefined || startAt + this.longRun() <= doneBy;
   }
 
   /** The longest recent run, or the longest run in progress so far if longer. */
@@ -124,7 +124,7 @@ export class InFlightLimit {
       this.learn(this.now() - run.at);
       // the slot goes straight to the oldest waiter still within its budget and able to use it in time
       for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
-        if (this.inTime(next.answerBy, this.now())) return next.grant();
+        if (this.inTime(next.doneBy, this.now())) return next.grant();
         next.refuse();
       }
       this.running--;

@@ -34,11 +34,12 @@ export interface GatewayOptions {
    */
   startBudgetMs?: number;
   /**
-   * Reads answered within a budget (the console's Concurrency:ReadBudget, ms) and their route keys
-   * ("GET /api/computers/{id}"): such a read is given a turn only while a run as long as the
-   * function's longest recent one still ends within it (lib/gateway/in-flight.ts).
+   * Reads with a deadline and their route keys ("GET /api/computers/{id}"): `ms` after its arrival
+   * such a read must have done its work (the console's: readWorkMs, two thirds of
+   * Concurrency:ReadBudget, the rest kept to answer). It is given a turn only while a run as long
+   * as the function's longest recent one still ends by then (lib/gateway/in-flight.ts).
    */
-  answerBudget?: { ms: number; routeKeys: ReadonlySet<string> };
+  readDeadline?: { ms: number; routeKeys: ReadonlySet<string> };
   /** told of every refusal (the console audits it once a minute per reason) */
   onOverload?: (refusal: { function: string; route?: string; reason: string; retryAfterSeconds: number; correlationId?: string; inFlight?: Record<string, number> }) => void;
 }
@@ -133,8 +134,8 @@ export function gatewayListener(opts: GatewayOptions): http.RequestListener {
   const turn = async (fn: ServiceFunction, arrivedAt: number, route?: string, correlationId?: string): Promise<(() => void) | undefined> => {
     const limit = limits.get(fn.name);
     if (!limit) return () => undefined;
-    const answerBy = route && opts.answerBudget?.routeKeys.has(route) ? arrivedAt + opts.answerBudget.ms : undefined;
-    const release = await limit.acquire(arrivedAt, answerBy);
+    const doneBy = route && opts.readDeadline?.routeKeys.has(route) ? arrivedAt + opts.readDeadline.ms : undefined;
+    const release = await limit.acquire(arrivedAt, doneBy);
     if (!release) {
       const refusal = { function: fn.name, route, reason: `in_flight:${fn.name}`, retryAfterSeconds: retryAfterFor(budgetMs), ...(correlationId ? { correlationId } : {}) };
       // logged once: by onOverload when given (the console's recordOverload), here otherwise

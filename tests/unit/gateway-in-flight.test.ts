@@ -5,6 +5,8 @@ import { InFlightLimit } from '../../lib/gateway/in-flight';
 import path from 'node:path';
 import { readServiceMap, type ServiceMap } from '../../lib/gateway/service-map';
 import { readBudgetRouteKeys } from '../../functions/console/all-routes';
+import { loadConfig } from '../../lib/config';
+import { readWorkMs } from '../../lib/http/middlewares/admission';
 
 // In-flight requests per function on the container gateway (issue 28), capped at the function's
 // reserved concurrency the way Lambda caps its instances: the others wait their turn within the
@@ -58,7 +60,7 @@ describe('InFlightLimit', () => {
   });
 });
 
-describe('InFlightLimit: a read with an answer deadline (Concurrency:ReadBudget)', () => {
+describe('InFlightLimit: a read with a deadline for its work', () => {
   // fake clock; one slot; 20 runs of 100 ms, then one of 1,200 ms: the longest recent run is what a
   // turn must leave time for (their 90th percentile, 100 ms, let reads run past their budget)
   const setup = async (startBudgetMs = 2000) => {
@@ -166,6 +168,27 @@ describe('the console reads the gateways hold to Concurrency:ReadBudget', () => 
   it('are reads of the route table, by the route key the gateways match (a route of serverless.yml)', () => {
     expect(keys).toEqual(expect.arrayContaining(['GET /api/computers/{id}', 'GET /api/users', 'GET /api/audit']));
     for (const k of keys) expect([k, served.has(k)]).toEqual([k, true]);
+  });
+
+  it("must have done their work two thirds of the budget after they arrived (readWorkMs: 2 s of the default 3), the pipeline's deadline: a read whose turn comes 1,900 ms after it arrived, with runs of 200 ms, is refused (it would have been given the turn against the 3 s budget, then refused by its function)", async () => {
+    const workMs = readWorkMs(loadConfig({}).config);
+    expect(workMs).toBe(2000);
+    const clock = { now: 0 };
+    const limit = new InFlightLimit(1, 2000, () => clock.now);
+    for (let i = 0; i < 5; i++) {
+      const r = (await limit.acquire())!;
+      clock.now += 200;
+      r();
+    }
+    const running = (await limit.acquire())!;
+    const arrived = clock.now - 1700;
+    const read = limit.acquire(arrived, arrived + workMs);
+    const change = limit.acquire(arrived);
+    clock.now += 200;
+    running(); // the read's turn at 1,900 ms: 1,900 + 200 > 2,000
+    expect(await read).toBeUndefined();
+    (await change)!();
+    expect(limit.stats()).toMatchObject({ running: 0, waiting: 0, refused: 1 });
   });
 
   it('leave out the changes and the reads slow by nature (longRead)', () => {

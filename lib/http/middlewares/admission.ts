@@ -62,6 +62,16 @@ export function admission(now: () => number = Date.now) {
 export const DIRECTORY_SHARE = 2 / 3;
 
 /**
+ * How long after its arrival a read bound by Concurrency:ReadBudget must have done its work (ms):
+ * DIRECTORY_SHARE of the budget. The pipeline's deadline (below) and the gateways' turns (a read is
+ * given one only while a run can still end by then) both use it: bench/load's overload found a
+ * third of the container gateway's turns given to reads that then reached their function too late
+ * to finish by it (refused there for `deadline` or `start_budget`, 107 a second), each a run taken
+ * from a read that could have been served.
+ */
+export const readWorkMs = (config: { Concurrency: { ReadBudget: number } }) => config.Concurrency.ReadBudget * 1000 * DIRECTORY_SHARE;
+
+/**
  * A read's answer budget (issue 28, after bench/load on serverless-offline: reads admitted in time
  * then ran 21–29 s, each directory wait bounded only by Directory:OperationTimeout while the
  * overload starved the DCs): a GET or HEAD is answered within Concurrency:ReadBudget of its
@@ -76,11 +86,11 @@ export function readDeadline(now: () => number = Date.now) {
     name: 'readDeadline',
     before: (request: HttpRequest<{ longRead?: boolean }, any, Admitting>) => {
       const ex = exchangeOf(request);
-      const budgetMs = ex.rt!.config.Concurrency.ReadBudget * 1000;
-      if (!boundByReadBudget({ method: ex.method, longRead: ex.route?.longRead }) || budgetMs <= 0) return;
+      const workMs = readWorkMs(ex.rt!.config);
+      if (!boundByReadBudget({ method: ex.method, longRead: ex.route?.longRead }) || workMs <= 0) return;
       const timeEpoch = request.event.requestContext?.timeEpoch;
       const arrived = typeof timeEpoch === 'number' ? timeEpoch : now();
-      setRequestDeadline({ at: arrived + budgetMs * DIRECTORY_SHARE, retryAfterSeconds: retryAfterFor(ex.rt!.config.Concurrency.StartBudget * 1000) });
+      setRequestDeadline({ at: arrived + workMs, retryAfterSeconds: retryAfterFor(ex.rt!.config.Concurrency.StartBudget * 1000) });
     },
   };
 }
