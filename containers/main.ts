@@ -86,7 +86,7 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
   // theirs within 5-60 s): a server closing at the same moment makes a client's reuse hang up
   server.keepAliveTimeout = 75_000;
   server.headersTimeout = 76_000;
-  await listen(server, port, host);
+  const listening = await listen(server, port, host);
   logger.info('container listening', { role: image.role, port, tls: Boolean(certFiles) });
 
   let stopScheduler = () => {};
@@ -109,6 +109,7 @@ export async function startContainer(image: ContainerImage, env: NodeJS.ProcessE
   const stop = () => {
     stopScheduler();
     stopWatching();
+    listening.close();
     server.close(() => process.exit(0));
     setTimeout(() => process.exit(0), 10_000).unref();
   };

@@ -10,8 +10,9 @@
 //     a function's instances and the container gateway its in-flight requests (lib/gateway/in-flight):
 //     serverless-offline would otherwise start a new worker for every request waiting; one that
 //     cannot get a turn within the start budget answers 503 `overloaded` with Retry-After;
-//   - the gateway listens with the container gateway's backlog (lib/gateway/listen.ts): hapi gives
-//     none, and Node's 511 made a burst's new connections wait 1 s for the kernel to take them.
+//   - the gateway listens as the container gateway does (lib/gateway/listen.ts): a backlog of 4096
+//     and, on Linux, several sockets on its port, so a busy thread still takes in a burst's new
+//     connections (hapi listens with Node's defaults: one connection accepted per turn of the loop).
 // Nothing here runs outside `serverless offline`: the hook is the plugin's start.
 const { randomUUID } = require('node:crypto');
 const net = require('node:net');
@@ -48,12 +49,12 @@ class OfflineGateway {
     };
   }
 
-  /** Until the servers are up, a listen as hapi calls it gets LISTEN_BACKLOG (lib/gateway/listen.ts). */
+  /** Until the servers are up, a listen as hapi calls it gets the gateways' backlog and acceptors (lib/gateway/listen.ts). */
   widenBacklog() {
     const { withBacklog } = tsxRequire('../lib/gateway/listen.ts', __filename);
     const listen = net.Server.prototype.listen;
     net.Server.prototype.listen = function (...args) {
-      return listen.apply(this, withBacklog(args));
+      return listen.apply(this, withBacklog(this, args));
     };
     this.restoreListen = () => {
       net.Server.prototype.listen = listen;

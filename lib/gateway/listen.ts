@@ -1,19 +1,60 @@
-import type { Server } from 'node:net';
+import net, { type Server } from 'node:net';
 
-// How many connections the kernel completes for a server before the server accepts them (listen(2)'s
-// backlog; the kernel caps it at net.core.somaxconn, 4096 by default since Linux 5.4). Node's
-// default is 511. bench/load's overload opens hundreds of connections in the burst's first second,
-// while the server's thread is busy with the requests already in: past 511 the kernel dropped the
-// new connections' SYNs (TcpExtListenOverflows), and each client sent its SYN again only 1 s later,
-// then 3 s. Those requests were answered 1 to 2 s past their read budget on both gateways,
-// however fast the server served or refused them once they were in.
+// How a gateway takes in a burst of new connections while its thread is busy (issue 28, bench/load's
+// overload, which opens hundreds of connections in the burst's first seconds).
+//
+// The backlog: how many connections the kernel completes for a server before the server accepts
+// them (listen(2); the kernel caps it at net.core.somaxconn, 4096 by default since Linux 5.4).
+// Node's default is 511: past it the kernel dropped the new connections' SYNs
+// (TcpExtListenOverflows), and each client sent its SYN again only 1 s later, then 3 s.
+//
+// The acceptors: libuv accepts one connection per turn of the event loop and listening socket
+// (libuv#3696). With the thread busy, turns of 20 ms took in 50 connections a second while 926
+// arrived: up to 1,291 waited in the kernel's queue, for as long as 21 s, where the gateway could
+// neither serve nor refuse them. On Linux the gateway therefore listens on ACCEPTORS sockets bound
+// to the same port (SO_REUSEPORT: the kernel spreads new connections over them), each handing its
+// connections to the one server: as many accepts per turn.
 export const LISTEN_BACKLOG = 4096;
+export const ACCEPTORS = 16;
 
-/** Listen on `port` and `host` with LISTEN_BACKLOG; resolves once listening, rejects on a listen error (port taken). */
-export function listen(server: Server, port: number, host: string): Promise<void> {
+/** SO_REUSEPORT as Node offers it (Linux 3.9+; elsewhere one socket, as before). */
+const reusePort = process.platform === 'linux';
+
+export interface Listening {
+  /** stop accepting on every socket (then close the server itself) */
+  close(): void;
+}
+
+/**
+ * Listen on `port` and `host` with LISTEN_BACKLOG and, on Linux, ACCEPTORS sockets; resolves once
+ * all listen, rejects on a listen error (port taken).
+ */
+export async function listen(server: Server, port: number, host: string): Promise<Listening> {
+  await listenOnce(server, { port, host, backlog: LISTEN_BACKLOG, reusePort });
+  const acceptors = reusePort ? await addAcceptors(server, (server.address() as net.AddressInfo).port, host) : [];
+  return {
+    close: () => {
+      for (const a of acceptors) a.close();
+    },
+  };
+}
+
+/** The extra sockets (ACCEPTORS - 1) on a port `server` listens on with reusePort: each hands what it accepts to `server`. */
+export async function addAcceptors(server: Server, port: number, host: string): Promise<Server[]> {
+  const acceptors: Server[] = [];
+  for (let i = 1; i < ACCEPTORS; i++) {
+    // the server's own connection handling (HTTP's parser, TLS's handshake) takes the socket over
+    const acceptor = net.createServer((socket) => server.emit('connection', socket));
+    await listenOnce(acceptor, { port, host, backlog: LISTEN_BACKLOG, reusePort: true });
+    acceptors.push(acceptor);
+  }
+  return acceptors;
+}
+
+function listenOnce(server: Server, options: net.ListenOptions & { reusePort?: boolean }): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
+    server.listen(options, () => {
       server.off('error', reject);
       resolve();
     });
@@ -22,10 +63,15 @@ export function listen(server: Server, port: number, host: string): Promise<void
 
 /**
  * `server.listen` arguments as hapi passes them (serverless-offline's gateway: port, address,
- * callback) given LISTEN_BACKLOG; any other form is passed on as it is.
+ * callback) given LISTEN_BACKLOG and reusePort, and the acceptors added once it listens; any other
+ * form is passed on as it is.
  */
-export function withBacklog(args: unknown[]): unknown[] {
+export function withBacklog(server: Server, args: unknown[]): unknown[] {
   const [port, host, callback] = args;
-  if (args.length === 3 && typeof port === 'number' && typeof host === 'string' && typeof callback === 'function') return [{ port, host, backlog: LISTEN_BACKLOG }, callback];
-  return args;
+  if (args.length !== 3 || typeof port !== 'number' || typeof host !== 'string' || typeof callback !== 'function') return args;
+  const listening = () => {
+    if (!reusePort) return callback();
+    addAcceptors(server, (server.address() as net.AddressInfo).port, host).then(() => callback(), (e: unknown) => server.emit('error', e));
+  };
+  return [{ port, host, backlog: LISTEN_BACKLOG, reusePort }, listening];
 }

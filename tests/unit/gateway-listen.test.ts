@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
-import { LISTEN_BACKLOG, withBacklog } from '../../lib/gateway/listen';
+import { ACCEPTORS, LISTEN_BACKLOG, listen, withBacklog } from '../../lib/gateway/listen';
+import { makeTestCa } from '../support/test-ca';
 
 // A burst of new connections while the server's thread is busy (bench/load's overload: hundreds of
 // connections opened in the burst's first second). The kernel completes the handshakes and holds
@@ -18,15 +21,31 @@ const BUSY_MS = 1500;
 let server: ChildProcess | undefined;
 afterEach(() => server?.kill());
 
-function busyServer(): Promise<number> {
+/**
+ * A server in its own process that, once listening, keeps its thread busy for BUSY_MS: `blocked`,
+ * in one piece (nothing accepted meanwhile); `turns`, in turns of 20 ms, then prints how many
+ * connections it accepted meanwhile.
+ */
+function busyServer(mode: 'blocked' | 'turns' = 'blocked'): Promise<number> {
   const script = `
     const net = require('node:net');
     const { listen } = require(${JSON.stringify(path.join(ROOT, 'lib/gateway/listen.ts'))});
-    const server = net.createServer((socket) => socket.on('error', () => {}));
+    let accepted = 0;
+    const server = net.createServer((socket) => { accepted++; socket.on('error', () => {}); });
     listen(server, 0, '127.0.0.1').then(() => {
       process.stdout.write(server.address().port + '\\n');
       const until = Date.now() + ${BUSY_MS};
-      while (Date.now() < until); // the thread busy: nothing is accepted meanwhile
+      if (${JSON.stringify(mode)} === 'blocked') {
+        while (Date.now() < until); // the thread busy: nothing is accepted meanwhile
+        return;
+      }
+      const turn = () => {
+        const end = Date.now() + 20;
+        while (Date.now() < end);
+        if (Date.now() < until) setImmediate(turn);
+        else process.stdout.write(accepted + '\\n');
+      };
+      setImmediate(turn);
     });`;
   server = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
@@ -56,11 +75,52 @@ describe('the gateways listen with a backlog for a burst of connections', () => 
     expect({ late: late.length, worst: Math.max(...times) < 700 }).toEqual({ late: 0, worst: true });
   });
 
-  it('hapi\'s listen (port, address, callback) is given the backlog; any other form is passed on', () => {
+  it(`${BURST} connections while the server's thread turns every 20 ms for ${BUSY_MS} ms: at least 500 accepted meanwhile (libuv accepts one per turn and socket: one socket took in about 75)`, async () => {
+    const port = await busyServer('turns');
+    const sockets = Array.from({ length: BURST }, () => net.connect(port, '127.0.0.1').on('error', () => undefined));
+    const accepted = await new Promise<number>((resolve) => server!.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+    for (const s of sockets) s.destroy();
+    expect(accepted).toBeGreaterThanOrEqual(500);
+  });
+
+  it('HTTP and HTTPS served over every socket: 64 new connections, each answered by the one server', async () => {
+    const ca = makeTestCa('listen');
+    const pair = ca.issue('gateway');
+    for (const [scheme, server, get] of [
+      ['http', http.createServer((_q, r) => r.end('ok')), http.get],
+      ['https', https.createServer(pair, (_q, r) => r.end('ok')), https.get],
+    ] as const) {
+      const listening = await listen(server, 0, '127.0.0.1');
+      const port = (server.address() as net.AddressInfo).port;
+      const bodies = await Promise.all(
+        Array.from(
+          { length: 64 },
+          () =>
+            new Promise<string>((resolve, reject) => {
+              const agent = scheme === 'https' ? new https.Agent({ ca: ca.caPem, keepAlive: false }) : new http.Agent({ keepAlive: false });
+              (get as typeof http.get)(`${scheme}://127.0.0.1:${port}/`, { agent }, (res) => {
+                let b = '';
+                res.on('data', (c) => (b += c));
+                res.on('end', () => resolve(b));
+              }).on('error', reject);
+            }),
+        ),
+      );
+      expect([scheme, bodies.filter((b) => b === 'ok').length]).toEqual([scheme, 64]);
+      listening.close();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("hapi's listen (port, address, callback) is given the backlog and the acceptors; any other form is passed on", () => {
     const cb = () => undefined;
-    expect(withBacklog([3000, '127.0.0.1', cb])).toEqual([{ port: 3000, host: '127.0.0.1', backlog: LISTEN_BACKLOG }, cb]);
-    expect(withBacklog([3000, cb])).toEqual([3000, cb]);
-    expect(withBacklog([{ port: 3000 }, cb])).toEqual([{ port: 3000 }, cb]);
+    const server = net.createServer();
+    const [options, listening] = withBacklog(server, [3000, '127.0.0.1', cb]);
+    expect(options).toEqual({ port: 3000, host: '127.0.0.1', backlog: LISTEN_BACKLOG, reusePort: process.platform === 'linux' });
+    expect(listening).toBeInstanceOf(Function);
+    expect(withBacklog(server, [3000, cb])).toEqual([3000, cb]);
+    expect(withBacklog(server, [{ port: 3000 }, cb])).toEqual([{ port: 3000 }, cb]);
     expect(LISTEN_BACKLOG).toBeGreaterThan(511);
+    expect(ACCEPTORS).toBeGreaterThan(1);
   });
 });
