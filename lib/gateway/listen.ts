@@ -30,6 +30,10 @@ export interface Listening {
  * all listen, rejects on a listen error (port taken).
  */
 export async function listen(server: Server, port: number, host: string): Promise<Listening> {
+  // SO_REUSEPORT would let a second instance of the same user bind the port too, and the kernel
+  // would split the connections between the two: a port anyone listens on already (another
+  // gateway included) is refused first with EADDRINUSE, as a plain listen would be
+  if (reusePort && port !== 0) await refuseIfTaken(port, host);
   await listenOnce(server, { port, host, backlog: LISTEN_BACKLOG, reusePort });
   const acceptors = reusePort ? await addAcceptors(server, (server.address() as net.AddressInfo).port, host) : [];
   return {
@@ -49,6 +53,13 @@ export async function addAcceptors(server: Server, port: number, host: string): 
     acceptors.push(acceptor);
   }
   return acceptors;
+}
+
+/** Listen on the port without SO_REUSEPORT for a moment: rejects (EADDRINUSE) when anyone listens on it. */
+async function refuseIfTaken(port: number, host: string): Promise<void> {
+  const probe = net.createServer();
+  await listenOnce(probe, { port, host });
+  await new Promise((resolve) => probe.close(resolve));
 }
 
 function listenOnce(server: Server, options: net.ListenOptions & { reusePort?: boolean }): Promise<void> {

@@ -112,6 +112,17 @@ describe('the gateways listen with a backlog for a burst of connections', () => 
     }
   });
 
+  it('a port another gateway (or anything else) listens on is refused with EADDRINUSE, not shared through SO_REUSEPORT', async () => {
+    const first = http.createServer((_q, r) => r.end('first'));
+    const listening = await listen(first, 0, '127.0.0.1');
+    const port = (first.address() as net.AddressInfo).port;
+    const second = http.createServer((_q, r) => r.end('second'));
+    await expect(listen(second, port, '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect(second.listening).toBe(false);
+    listening.close();
+    await new Promise((r) => first.close(r));
+  });
+
   it("hapi's listen (port, address, callback) is given the backlog and the acceptors; any other form is passed on", () => {
     const cb = () => undefined;
     const server = net.createServer();
