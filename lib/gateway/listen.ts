@@ -17,8 +17,9 @@ import net, { type Server } from 'node:net';
 export const LISTEN_BACKLOG = 4096;
 export const ACCEPTORS = 16;
 
-/** SO_REUSEPORT as Node offers it (Linux 3.9+; elsewhere one socket, as before). */
-const reusePort = process.platform === 'linux';
+/** SO_REUSEPORT as Node offers it (Node 22.12+, Linux 3.9+; elsewhere one socket, as before). */
+const [major, minor] = process.versions.node.split('.').map(Number);
+const reusePort = process.platform === 'linux' && (major > 22 || (major === 22 && minor >= 12));
 
 export interface Listening {
   /** stop accepting on every socket (then close the server itself) */
