@@ -51,10 +51,10 @@ class OfflineGateway {
 
   /** Until the servers are up, a listen as hapi calls it gets the gateways' backlog and acceptors (lib/gateway/listen.ts). */
   widenBacklog() {
-    const { withBacklog } = tsxRequire('../lib/gateway/listen.ts', __filename);
+    const { gatewayListenArgs } = tsxRequire('../lib/gateway/listen.ts', __filename);
     const listen = net.Server.prototype.listen;
     net.Server.prototype.listen = function (...args) {
-      return listen.apply(this, withBacklog(this, args));
+      return listen.apply(this, gatewayListenArgs(this, args));
     };
     this.restoreListen = () => {
       net.Server.prototype.listen = listen;

@@ -7,9 +7,10 @@
 //
 // A read with a deadline for its work (the console's: two thirds of Concurrency:ReadBudget after its
 // arrival, readWorkMs) is also refused, at once or when its turn comes, once a run as long as the
-// longest of the function's last 32 would end past that deadline. bench/load's overload found reads given a turn within the start budget, on an
-// estimate made before the burst, that then ran past the read budget: a turn it cannot use in
-// time is better given to the next in line, and the refusal answered at once. A run still in
+// longest of the function's last 32 would end past that deadline. bench/load's overload found
+// reads given a turn within the start budget, on an estimate made before the burst, that then ran
+// past their budget: a turn a read cannot use in time is better given to the next in line, and
+// the refusal answered at once. A run still in
 // progress counts as long as it has lasted so far: at a burst's start the finished runs are those
 // of before it, and the slower ones under way are the first sign (bench/load, the container
 // gateway's overload: reads given a turn at the burst's start were served at 3.2–3.6 s).

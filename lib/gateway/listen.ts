@@ -75,10 +75,11 @@ function listenOnce(server: Server, options: net.ListenOptions & { reusePort?: b
 
 /**
  * `server.listen` arguments as hapi passes them (serverless-offline's gateway: port, address,
- * callback) given LISTEN_BACKLOG and reusePort, and the acceptors added once it listens; any other
- * form is passed on as it is.
+ * callback) rewritten to listen as `listen` does: LISTEN_BACKLOG and reusePort, the acceptors added
+ * before the callback; any other form is passed on as it is. No EADDRINUSE check here: `npm start`
+ * refuses a stack port anyone listens on before it starts (local/stack.ts).
  */
-export function withBacklog(server: Server, args: unknown[]): unknown[] {
+export function gatewayListenArgs(server: Server, args: unknown[]): unknown[] {
   const [port, host, callback] = args;
   if (args.length !== 3 || typeof port !== 'number' || typeof host !== 'string' || typeof callback !== 'function') return args;
   const listening = () => {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
-import { ACCEPTORS, LISTEN_BACKLOG, listen, withBacklog } from '../../lib/gateway/listen';
+import { ACCEPTORS, LISTEN_BACKLOG, listen, gatewayListenArgs } from '../../lib/gateway/listen';
 import { makeTestCa } from '../support/test-ca';
 
 // A burst of new connections while the server's thread is busy (bench/load's overload: hundreds of
@@ -126,11 +126,11 @@ describe('the gateways listen with a backlog for a burst of connections', () => 
   it("hapi's listen (port, address, callback) is given the backlog and the acceptors; any other form is passed on", () => {
     const cb = () => undefined;
     const server = net.createServer();
-    const [options, listening] = withBacklog(server, [3000, '127.0.0.1', cb]);
+    const [options, listening] = gatewayListenArgs(server, [3000, '127.0.0.1', cb]);
     expect(options).toEqual({ port: 3000, host: '127.0.0.1', backlog: LISTEN_BACKLOG, reusePort: process.platform === 'linux' });
     expect(listening).toBeInstanceOf(Function);
-    expect(withBacklog(server, [3000, cb])).toEqual([3000, cb]);
-    expect(withBacklog(server, [{ port: 3000 }, cb])).toEqual([{ port: 3000 }, cb]);
+    expect(gatewayListenArgs(server, [3000, cb])).toEqual([3000, cb]);
+    expect(gatewayListenArgs(server, [{ port: 3000 }, cb])).toEqual([{ port: 3000 }, cb]);
     expect(LISTEN_BACKLOG).toBeGreaterThan(511);
     expect(ACCEPTORS).toBeGreaterThan(1);
   });
