@@ -149,6 +149,8 @@ test('an operator registers a passkey from My security, then signs in with the p
   await passwordAndCode(page, 'op-helpdesk');
   let mark = await auditMark();
   await registerInApp(page, 'op-helpdesk', 'e2e laptop');
+  // the message comes as the list is asked again: the list shows the key once its answer is in
+  await page.getByTestId('passkeys').getByRole('row', { name: /e2e laptop/ }).waitFor();
   expect(await page.getByTestId('passkeys').getByRole('row').count()).toBe(2); // header + the passkey
   const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
   expect(credentials).toHaveLength(1);
