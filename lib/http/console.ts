@@ -56,7 +56,7 @@ async function auditCrossSite(request: ConsoleRequest, seen: CrossSiteVerdict) {
  * field details; a malformed id 404) → the route's handler. Every answer carries the security
  * headers; errors are `{ code, ... }`, anything unexpected `{ code: internal_error, correlationId }`.
  */
-export function createHttpHandler(routes: Route<any, any, any, any>[], getRuntime: () => ConsoleRuntime) {
+export function createHttpHandler(routes: Route<any, any, any, any>[], getRuntime: () => ConsoleRuntime, opts: { /** when the instance started (tests: a warm instance or a cold one) */ instanceStartedAt?: number } = {}) {
   const policy = () => consoleBrowserPolicy(getRuntime().config);
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(routeHandler)
     .use(httpEvent())
@@ -64,7 +64,7 @@ export function createHttpHandler(routes: Route<any, any, any, any>[], getRuntim
     .use(loggerContext([logger, auditLogger]))
     .use(errorResponse())
     .use(runtime(getRuntime))
-    .use(admission())
+    .use(admission(Date.now, opts.instanceStartedAt))
     .use(matchRoute(routes, (route: Route, request: ConsoleRequest) => !route.helpdesk || exchangeOf(request).rt!.config.Helpdesk.Enabled))
     .use(readDeadline())
     .use(schemaReady())

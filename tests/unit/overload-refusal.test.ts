@@ -59,10 +59,11 @@ const slow = (method: 'GET') =>
     },
   }) as unknown as Route;
 
-function consoleOn(store: ReturnType<typeof memoryDynamoStore>) {
+/** The console on an instance started at `instanceStartedAt` (by default long before any request: a warm one). */
+function consoleOn(store: ReturnType<typeof memoryDynamoStore>, instanceStartedAt = 0) {
   const config = loadConfig({ Concurrency__StartBudget: String(BUDGET_S) }).config;
   const rt = { config, store, audit: new AuditChain(store, 'console') } as unknown as ConsoleRuntime;
-  return createHttpHandler([work, noSlot] as never, () => rt);
+  return createHttpHandler([work, noSlot] as never, () => rt, { instanceStartedAt });
 }
 const arrivedAgo = (ms: number, path = '/api/work') =>
   ({ rawPath: path, headers: {}, requestContext: { http: { method: 'GET', sourceIp: '127.0.0.1' }, timeEpoch: Date.now() - ms } }) as unknown as APIGatewayProxyEventV2;
@@ -102,6 +103,17 @@ describe(`the start budget (${BUDGET_S} s)`, () => {
     const rows = await overloadRows(store);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ event: 'service.overloaded', outcome: 'denied', reason: 'start_budget', actor: { name: 'console', provider: 'system' }, details: { retryAfterSeconds: BUDGET_S } });
+  });
+
+  it(`a cold start: a request that arrived ${BUDGET_S * 1000 + 100} ms ago, before the instance made for it started (1 s ago), is served and no refusal is audited`, async () => {
+    const store = memoryDynamoStore('cold');
+    const res = await consoleOn(store, Date.now() - 1000)(arrivedAgo(BUDGET_S * 1000 + 100));
+    expect(res.statusCode).toBe(200);
+    expect(ran).toBe(1);
+    expect(await overloadRows(store)).toEqual([]);
+    // the same wait on an instance that was already up: a queue, refused
+    const warm = await consoleOn(store, Date.now() - BUDGET_S * 1000 - 200)(arrivedAgo(BUDGET_S * 1000 + 100));
+    expect([warm.statusCode, JSON.parse(warm.body!).code, ran]).toEqual([503, 'overloaded', 1]);
   });
 
   it('a request without an arrival time (a direct invoke) is never refused by it', async () => {

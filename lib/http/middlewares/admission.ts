@@ -20,24 +20,33 @@ const isRead = (method: string | undefined) => method === 'GET' || method === 'H
  */
 export const boundByReadBudget = (route: { method: string; longRead?: boolean }) => isRead(route.method) && !route.longRead;
 
+/** When this instance (a Lambda instance, a serverless-offline worker, a container process) loaded the pipeline. */
+const INSTANCE_STARTED_AT = Date.now();
+
 /**
  * Bounded concurrency (issue 28): a request that reaches its handler later than the start budget
  * after it arrived (the gateway's `requestContext.timeEpoch`: queued at the gateway, waiting for
  * an instance) is refused 503 `overloaded` with Retry-After before any work; so is one the
  * directory could not give a connection in time. Each refusal is logged, and audited once a minute
  * per reason (lib/http/overload.ts). The error itself is answered by `errorResponse`.
+ * A request that arrived before its instance started is not refused by the start budget: the
+ * instance was started for it (a cold start), and refusing it would throw that start away and
+ * make the retry pay for another. The CI found it: ten parallel requests on serverless-offline,
+ * four of them given new workers whose start on two busy cores outlasted the 2 s, answered 503.
+ * Its read still has its deadline (readDeadline), counted from its arrival.
  * A read still running when the function's time is nearly up (middy's early timeout, thrown just
  * before Lambda would end the invocation) is refused the same way, reason `deadline`: it changed
  * nothing, so a retry is safe. Any other method keeps the plain 500: its change may have happened.
  */
-export function admission(now: () => number = Date.now) {
+export function admission(now: () => number = Date.now, instanceStartedAt = INSTANCE_STARTED_AT) {
   return {
     name: 'admission',
     before: (request: HttpRequest<any, any, Admitting>) => {
       const ex = exchangeOf(request);
       const arrived = request.event.requestContext?.timeEpoch;
       const budgetMs = ex.rt!.config.Concurrency.StartBudget * 1000;
-      if (typeof arrived === 'number' && budgetMs > 0 && now() - arrived > budgetMs) throw overloaded('start_budget', retryAfterFor(budgetMs));
+      if (typeof arrived !== 'number' || budgetMs <= 0 || arrived < instanceStartedAt) return;
+      if (now() - arrived > budgetMs) throw overloaded('start_budget', retryAfterFor(budgetMs));
     },
     onError: async (request: HttpRequest<any, any, Admitting>) => {
       const ex = exchangeOf(request);
